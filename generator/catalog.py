@@ -1,0 +1,128 @@
+"""The validated collection: lookups, cross-references, inverse relations, taxonomies."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .errors import ContentError, Problem
+from .loading import Content, LoadedEntry, LoadedHub
+from .schema import Category, RelationType
+
+INVERSE: dict[str, RelationType] = {
+    "causes": "caused-by",
+    "caused-by": "causes",
+    "confused-with": "confused-with",
+    "see-also": "see-also",
+}
+CAUSAL = {"causes", "caused-by"}
+
+
+@dataclass(frozen=True)
+class Link:
+    """A typed relation as one entry's page shows it."""
+
+    type: RelationType
+    slug: str
+    declared: bool
+
+
+@dataclass
+class Catalog:
+    """Every entry by slug, and what links them."""
+
+    entries: dict[str, LoadedEntry]
+    categories: dict[str, Category]
+    hubs: dict[str, LoadedHub]
+    links: dict[str, list[Link]] = field(default_factory=dict)
+    by_category: dict[str, list[str]] = field(default_factory=dict)
+    by_tag: dict[str, list[str]] = field(default_factory=dict)
+    hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def ordered(self) -> list[LoadedEntry]:
+        """Return entries sorted by title, then slug."""
+        return sorted(self.entries.values(), key=lambda e: (e.entry.title.lower(), e.slug))
+
+
+def build_catalog(content: Content) -> Catalog:
+    """Return the catalog, or raise ContentError with every problem found."""
+    problems = list(content.problems)
+    categories = {c.slug: c for c in content.categories.categories} if content.categories else {}
+    entries: dict[str, LoadedEntry] = {}
+    ids: dict[str, LoadedEntry] = {}
+    for item in content.entries:
+        entries[item.slug] = item
+        first = ids.setdefault(item.entry.id, item)
+        if first is not item:
+            problems.append(item.source.problem(("id",), "E020", f"{item.entry.id!r} is already used by {first.path} (expected a unique ID)"))
+        if categories and item.entry.category not in categories:
+            problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
+    catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs})
+    problems += _link_relations(catalog)
+    problems += _index_hubs(catalog)
+    if problems:
+        raise ContentError(problems)
+    _index_taxonomies(catalog)
+    return catalog
+
+
+def _link_relations(catalog: Catalog) -> list[Problem]:
+    problems: list[Problem] = []
+    declared: dict[tuple[str, str], tuple[RelationType, LoadedEntry, int]] = {}
+    for slug in sorted(catalog.entries):
+        item = catalog.entries[slug]
+        for i, rel in enumerate(item.entry.related):
+            loc = ("related", i, "slug")
+            if rel.slug == slug:
+                problems.append(item.source.problem(loc, "E023", f"{rel.slug!r} is this entry (expected another entry)"))
+            elif rel.slug not in catalog.entries:
+                problems.append(item.source.problem(loc, "E022", f"no entry {rel.slug!r} (expected the slug of an existing entry)"))
+            elif (slug, rel.slug) in declared:
+                first = declared[(slug, rel.slug)][0]
+                if {first, rel.type} == CAUSAL:
+                    problems.append(item.source.problem(("related", i, "type"), "E025", f"{slug} both causes and is caused by {rel.slug} (expected one direction)"))
+                else:
+                    problems.append(item.source.problem(loc, "E024", f"{rel.slug!r} is listed twice (expected one relation per entry)"))
+            else:
+                declared[(slug, rel.slug)] = (rel.type, item, i)
+    links: dict[str, dict[str, Link]] = defaultdict(dict)
+    for (a, b), (kind, item, i) in sorted(declared.items()):
+        links[a][b] = Link(kind, b, True)
+        back = declared.get((b, a))
+        if back is None:
+            links[b].setdefault(a, Link(INVERSE[kind], a, False))
+        elif a < b and {kind, back[0]} <= CAUSAL and back[0] != INVERSE[kind]:
+            other = back[1].source.at(("related", back[2], "type"))
+            problems.append(item.source.problem(("related", i, "type"), "E025",
+                f"{a} {kind} {b}, but {back[1].path}:{other[0]}:{other[1]} says {b} {back[0]} {a} (expected one consistent direction)"))
+    catalog.links = {slug: sorted(links[slug].values(), key=lambda l: (l.type, l.slug)) for slug in catalog.entries}
+    return problems
+
+
+def _index_hubs(catalog: Catalog) -> list[Problem]:
+    problems: list[Problem] = []
+    rows_for: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for hub_slug, item in sorted(catalog.hubs.items()):
+        anchors: set[str] = set()
+        for r, row in enumerate(item.hub.rows):
+            if row.anchor in anchors:
+                problems.append(item.source.problem(("rows", r, "anchor"), "E027", f"{row.anchor!r} is used by another row (expected a unique anchor)"))
+            anchors.add(row.anchor)
+            for e, slug in enumerate(row.entries):
+                if slug not in catalog.entries:
+                    problems.append(item.source.problem(("rows", r, "entries", e), "E026", f"no entry {slug!r} (expected the slug of an existing entry)"))
+                else:
+                    rows_for[slug].append((hub_slug, row.anchor))
+    catalog.hub_rows_for = dict(rows_for)
+    return problems
+
+
+def _index_taxonomies(catalog: Catalog) -> None:
+    by_category: dict[str, list[str]] = defaultdict(list)
+    by_tag: dict[str, list[str]] = defaultdict(list)
+    for item in catalog.ordered():
+        by_category[item.entry.category].append(item.slug)
+        for tag in item.entry.tags:
+            by_tag[tag].append(item.slug)
+    catalog.by_category = dict(by_category)
+    catalog.by_tag = dict(sorted(by_tag.items()))

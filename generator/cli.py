@@ -1,0 +1,70 @@
+"""The `encyclopedia` command: the only place that prints problems and picks exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .catalog import Catalog, build_catalog
+from .errors import ContentError, GeneratorError
+from .loading import load_content
+from .quality import check_quality
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="encyclopedia", description="Build and check the ML Training Failure Encyclopedia.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="validate the content without writing anything")
+    check.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    check.add_argument("--strict", action="store_true", help="treat content-quality warnings as errors")
+    build = sub.add_parser("build", help="validate the content and write the site")
+    build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
+    return parser
+
+
+def load_catalog(content_dir: Path) -> Catalog:
+    """Return the validated catalog of a content folder (raises ContentError)."""
+    if not content_dir.is_dir():
+        raise GeneratorError(f"{content_dir}: no such content folder")
+    return build_catalog(load_content(content_dir))
+
+
+def _check(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.content)
+    warnings = check_quality(catalog)
+    if args.strict and warnings:
+        raise ContentError(warnings)
+    for warning in warnings:
+        print(f"{warning.format()} (warning)", file=sys.stderr)
+    print(f"ok: {len(catalog.entries)} entries, {len(catalog.hubs)} hubs, {len(warnings)} warnings")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from .site import build_site
+
+    catalog = load_catalog(args.content)
+    pages = build_site(catalog, args.out)
+    print(f"built {pages} files into {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 content problems, 2 usage)."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    commands = {"check": _check, "build": _build}
+    try:
+        return commands[args.command](args)
+    except ContentError as exc:
+        for problem in exc.problems:
+            print(problem.format(), file=sys.stderr)
+        print(f"{exc}; nothing was written", file=sys.stderr)
+        return 1
+    except GeneratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,108 @@
+"""Problems found in content, the numbered rules they break, and the one error base."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    protects: str
+    fix: str
+
+
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in [
+        Rule("E001", "yaml-syntax", "Every content file must parse as YAML.",
+             "Fix the YAML at the reported position: indentation, an unclosed quote or bracket, "
+             "or a ':' inside an unquoted value are the usual causes."),
+        Rule("E002", "duplicate-key", "A mapping must not repeat a key: YAML parsers keep only "
+             "the last value and the first is silently lost.",
+             "Merge the two values under one key, or rename one of them."),
+        Rule("E003", "yaml-alias", "Anchors and aliases (&a / *a) are refused: they allow "
+             "exponential 'billion laughs' documents and make entries hard to read.",
+             "Write the repeated value out in full."),
+        Rule("E004", "encoding", "Content files must be UTF-8 text without control characters.",
+             "Re-save the file as UTF-8 and remove the reported byte."),
+        Rule("E005", "file-too-large", "An entry is one failure; a huge file is almost "
+             "certainly a mistake and slows every build.",
+             "Keep content files under 1 MB; move logs out of the entry."),
+        Rule("E006", "outside-content", "Only files really inside the content folder are read; "
+             "a symbolic link must not pull in files from elsewhere on the machine.",
+             "Replace the link with the file itself."),
+        Rule("E007", "bad-filename", "The file name is the entry's slug and part of its URL.",
+             "Rename the file to lowercase words joined by '-', ending in .yaml."),
+        Rule("E010", "missing-field", "Every required section of an entry must be present.",
+             "Add the field; `encyclopedia new` writes a template with every section."),
+        Rule("E011", "unknown-field", "Unknown fields are refused so that a typo such as "
+             "'symtoms' is caught instead of silently dropped.",
+             "Rename the field to the one suggested, or remove it."),
+        Rule("E012", "wrong-type", "Each field has one type (text, list, mapping, date ...).",
+             "Change the value to the expected type shown in the message."),
+        Rule("E013", "invalid-value", "Values such as severity, status, slugs, IDs and URLs "
+             "follow fixed formats so that pages, links and filters work.",
+             "Use one of the values or the format given in the message."),
+        Rule("E020", "duplicate-id", "Short IDs identify an entry forever and are never shared.",
+             "Give the newer entry the next free ID (`encyclopedia new` picks one)."),
+        Rule("E021", "unknown-category", "Every entry belongs to a category listed in "
+             "content/categories.yaml.",
+             "Use one of the listed categories, or add the category there."),
+        Rule("E022", "dangling-relation", "Relations must point at existing entries, or the "
+             "page would link to nothing.",
+             "Use the slug (file name without .yaml) of an existing entry."),
+        Rule("E023", "self-relation", "An entry cannot be related to itself.",
+             "Remove the relation."),
+        Rule("E024", "duplicate-relation", "An entry lists each related entry once.",
+             "Keep one relation per related entry, with the most specific type."),
+        Rule("E025", "contradictory-relation", "'A causes B' and 'B causes A' (or A both causes "
+             "and is caused by B) cannot both be true; the graph would contradict itself.",
+             "Keep the direction that is right and delete the other declaration."),
+        Rule("E026", "dangling-hub-entry", "Hub rows must link to existing entries.",
+             "Use the slug of an existing entry."),
+        Rule("E027", "duplicate-anchor", "Hub row anchors are link targets and must be unique.",
+             "Give the row a different anchor."),
+        Rule("E030", "bad-regex", "A signature's regular expression must compile.",
+             "Fix the pattern; test it with Python's re module."),
+        Rule("E031", "example-mismatch", "Every example log line must match its own signature, "
+             "which proves the signature against real output.",
+             "Make the key a literal substring of each example, or fix the regex."),
+        Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
+             "(checked with --strict).",
+             "Add the missing rows, steps, examples, FAQ answers, references or relations."),
+    ]
+}
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong in one file, at one position."""
+
+    path: str
+    line: int
+    col: int
+    field: str
+    message: str
+    code: str
+    warning: bool = False
+
+    def format(self) -> str:
+        """Return `path:line:col: field: message [CODE name]`."""
+        field = f" {self.field}:" if self.field else ""
+        return f"{self.path}:{self.line}:{self.col}:{field} {self.message} [{self.code} {RULES[self.code].name}]"
+
+
+class GeneratorError(Exception):
+    """The one error the CLI catches: a message for the user, never a traceback."""
+
+
+class ContentError(GeneratorError):
+    """The content has problems; nothing was written."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems)
+        files = len({p.path for p in self.problems})
+        n = len(self.problems)
+        super().__init__(f"{n} error{'s' * (n != 1)} in {files} file{'s' * (files != 1)}")

@@ -1,0 +1,337 @@
+"""Read the content tree: YAML with source positions, validated into frozen models.
+
+Every problem is collected with its file, line and column; nothing raises for bad
+content. PyYAML's C loader composes the node tree; we build plain values from the
+nodes ourselves so that duplicate keys and aliases are caught and every value keeps
+its position.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from .errors import Problem
+from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub
+from .signatures import check_signature
+
+MAX_FILE_BYTES = 1_000_000
+Loc = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+
+_PATTERN_NAMES = {
+    SLUG_PATTERN: "lowercase letters and digits in words joined by '-'",
+    ID_PATTERN: "an ID like MTF-0042",
+    r"^[a-z0-9][a-z0-9._+-]*$": "lowercase letters, digits, '.', '_', '+' or '-'",
+    r"^[A-Z][A-Z0-9_]*$": "an environment variable name in capitals",
+    r"^[a-z0-9+#-]+$": "a lowercase language name such as python or bash",
+}
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """Positions (1-based line, column) of every key and value in one file."""
+
+    path: str
+    keys: dict[Loc, tuple[int, int]]
+    values: dict[Loc, tuple[int, int]]
+
+    def at(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
+        """Return the position of a key (or its value), or of its nearest parent that exists."""
+        table = self.keys if key else self.values
+        while loc not in table and loc:
+            loc, table = loc[:-1], self.values
+        return table.get(loc, (1, 1))
+
+    def problem(self, loc: Loc, code: str, message: str, *, key: bool = False) -> Problem:
+        """Return a Problem pointing at loc."""
+        line, col = self.at(loc, key=key)
+        return Problem(self.path, line, col, format_loc(loc), message, code)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A validated model with where it came from."""
+
+    path: str
+    slug: str
+    source: SourceMap
+
+
+@dataclass(frozen=True)
+class LoadedEntry(Source):
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class LoadedHub(Source):
+    hub: Hub
+
+
+@dataclass
+class Content:
+    """Everything read from content/, plus every problem found on the way."""
+
+    root: Path
+    categories: Categories | None = None
+    categories_source: SourceMap | None = None
+    entries: list[LoadedEntry] = field(default_factory=list)
+    hubs: list[LoadedHub] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def format_loc(loc: Loc) -> str:
+    """Return a location as `symptoms[2].meaning`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def load_content(content_dir: Path, display_root: Path | None = None) -> Content:
+    """Return the validated content of a content folder with every problem found."""
+    root = content_dir.resolve()
+    base = (display_root or Path.cwd()).resolve()
+    content = Content(root=content_dir)
+    cat_path = content_dir / "categories.yaml"
+    if cat_path.exists():
+        loaded = _load_model(cat_path, root, base, Categories, content.problems)
+        if loaded:
+            content.categories, content.categories_source = loaded
+    else:
+        content.problems.append(Problem(_display(cat_path, base), 1, 1, "", "file missing (expected the list of categories)", "E021"))
+    for path in _yaml_files(content_dir / "failures", base, content.problems):
+        loaded_entry = _load_model(path, root, base, Entry, content.problems)
+        if loaded_entry:
+            entry, source = loaded_entry
+            content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
+            for i, sig in enumerate(entry.signatures):
+                for sub, code, message in check_signature(sig):
+                    content.problems.append(source.problem(("signatures", i, *sub), code, message))
+    for path in _yaml_files(content_dir / "hubs", base, content.problems):
+        loaded_hub = _load_model(path, root, base, Hub, content.problems)
+        if loaded_hub:
+            content.hubs.append(LoadedHub(loaded_hub[1].path, path.stem, loaded_hub[1], loaded_hub[0]))
+    return content
+
+
+def _display(path: Path, base: Path) -> str:
+    absolute = path.absolute()
+    try:
+        return absolute.relative_to(base).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def _yaml_files(folder: Path, base: Path, problems: list[Problem]) -> Iterator[Path]:
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if path.suffix != ".yaml" or not re.fullmatch(SLUG_PATTERN, path.stem):
+            problems.append(Problem(_display(path, base), 1, 1, "", f"file name {path.name!r} is not a slug (expected lowercase words joined by '-', ending in .yaml)", "E007"))
+            continue
+        yield path
+
+
+def _load_model(path: Path, root: Path, base: Path, model: type[M], problems: list[Problem]) -> tuple[M, SourceMap] | None:
+    shown = _display(path, base)
+    data = _read_yaml(path, root, shown, problems)
+    if data is None:
+        return None
+    value, source = data
+    try:
+        return model.model_validate(value), source
+    except ValidationError as exc:
+        problems.extend(_problem_from_pydantic(err, model, source) for err in exc.errors())
+        return None
+
+
+def _read_yaml(path: Path, root: Path, shown: str, problems: list[Problem]) -> tuple[Any, SourceMap] | None:
+    resolved = path.resolve()
+    if path.is_symlink() or not resolved.is_relative_to(root):
+        problems.append(Problem(shown, 1, 1, "", f"refers to {resolved.as_posix()}, outside the content folder (expected a regular file inside it)", "E006"))
+        return None
+    if not resolved.is_file():
+        problems.append(Problem(shown, 1, 1, "", "is not a regular file (expected a YAML file)", "E007"))
+        return None
+    size = resolved.stat().st_size
+    if size > MAX_FILE_BYTES:
+        problems.append(Problem(shown, 1, 1, "", f"is {size:,} bytes (expected at most {MAX_FILE_BYTES:,})", "E005"))
+        return None
+    raw = resolved.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        problems.append(Problem(shown, line, col, "", f"byte 0x{raw[exc.start]:02x} is not UTF-8 (expected UTF-8 text)", "E004"))
+        return None
+    text = text.removeprefix("\ufeff")
+    try:
+        node = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        what = exc.problem or "invalid YAML"
+        problems.append(Problem(shown, line, col, "", f"YAML syntax error: {what} (expected valid YAML)", "E001"))
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(Problem(shown, 1, 1, "", f"YAML error: {exc} (expected valid YAML)", "E001"))
+        return None
+    builder = _Builder(shown)
+    if node is None:
+        problems.append(Problem(shown, 1, 1, "", "file is empty (expected a mapping of fields)", "E010"))
+        return None
+    value = builder.build(node, ())
+    if builder.problems:
+        problems.extend(builder.problems)
+        return None
+    return value, SourceMap(shown, builder.keys, builder.values)
+
+
+class _Builder:
+    """Turns a composed YAML node tree into plain values, recording positions."""
+
+    _constructor = yaml.constructor.SafeConstructor()
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.keys: dict[Loc, tuple[int, int]] = {}
+        self.values: dict[Loc, tuple[int, int]] = {}
+        self.problems: list[Problem] = []
+        self._seen: set[int] = set()
+
+    def build(self, node: yaml.Node, loc: Loc) -> Any:
+        pos = (node.start_mark.line + 1, node.start_mark.column + 1)
+        self.values[loc] = pos
+        if id(node) in self._seen:
+            self.problems.append(Problem(self.path, *pos, format_loc(loc), "uses a YAML alias (expected the value written out)", "E003"))
+            return None
+        self._seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        if node.tag == "tag:yaml.org,2002:merge" or node.tag not in self._constructor.yaml_constructors:
+            self.problems.append(Problem(self.path, *pos, format_loc(loc), f"unsupported YAML tag {node.tag!r} (expected plain values)", "E001"))
+            return None
+        try:
+            return self._constructor.construct_object(node)
+        except (yaml.YAMLError, ValueError) as exc:
+            self.problems.append(Problem(self.path, *pos, format_loc(loc), f"cannot read value: {exc} (expected a plain value)", "E001"))
+            return None
+
+    def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            kpos = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self.problems.append(Problem(self.path, *kpos, format_loc(loc), "uses a YAML merge key '<<' (expected fields written out)", "E003"))
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.problems.append(Problem(self.path, *kpos, format_loc(loc), "has a key that is not text (expected field names)", "E012"))
+                continue
+            key = str(key_node.value)
+            if key in out:
+                first = self.keys[(*loc, key)]
+                self.problems.append(Problem(self.path, *kpos, format_loc((*loc, key)), f"duplicate key (first defined at line {first[0]}; expected each key once)", "E002"))
+                continue
+            self.keys[(*loc, key)] = kpos
+            out[key] = self.build(value_node, (*loc, key))
+        return out
+
+
+def _problem_from_pydantic(err: ErrorDetails, model: type[BaseModel], source: SourceMap) -> Problem:
+    loc: Loc = tuple(err["loc"])
+    kind = err["type"]
+    annotation = _annotation_at(model, loc)
+    given = err.get("input")
+    if kind == "missing":
+        return source.problem(loc, "E010", f"field required (expected {_describe(annotation)})")
+    if kind == "extra_forbidden":
+        allowed = list(_annotation_at(model, loc[:-1]).model_fields)  # type: ignore[union-attr]
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"expected one of: {', '.join(allowed)}"
+        return source.problem(loc, "E011", f"unknown field {loc[-1]!r} ({hint})", key=True)
+    if kind.endswith("_type") or kind in {"date_from_datetime_parsing", "date_parsing", "date_from_datetime_inexact"}:
+        return source.problem(loc, "E012", f"got {_kind_of(given)} (expected {_describe(annotation)})")
+    if kind == "literal_error":
+        return source.problem(loc, "E013", f"{given!r} is not allowed (expected {_describe(annotation)})")
+    if kind == "string_pattern_mismatch":
+        pattern = err.get("ctx", {}).get("pattern", "")
+        return source.problem(loc, "E013", f"{given!r} has the wrong format (expected {_PATTERN_NAMES.get(pattern, pattern)})")
+    if kind == "string_too_short":
+        return source.problem(loc, "E013", "is empty (expected text)")
+    if kind in {"string_too_long", "too_long"}:
+        return source.problem(loc, "E013", f"is too long (expected at most {err.get('ctx', {}).get('max_length')} {'characters' if kind == 'string_too_long' else 'items'})")
+    if kind == "too_short":
+        return source.problem(loc, "E013", f"has too few items (expected at least {err.get('ctx', {}).get('min_length')})")
+    if kind == "value_error":
+        return source.problem(loc, "E013", f"{given!r} {str(err.get('ctx', {}).get('error', err['msg']))}")
+    return source.problem(loc, "E013", f"{err['msg']} (got {given!r:.60})")
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Strip Annotated[...] and Optional[...] down to the core type."""
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            annotation = args[0] if len(args) == 1 else annotation
+            if len(args) != 1:
+                return annotation
+        else:
+            return annotation
+
+
+def _annotation_at(model: type[BaseModel], loc: Loc) -> Any:
+    annotation: Any = model
+    for part in loc:
+        annotation = _unwrap(annotation)
+        if isinstance(part, int):
+            args = typing.get_args(annotation)
+            annotation = args[0] if args else None
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel) and part in annotation.model_fields:
+            annotation = annotation.model_fields[part].annotation
+        else:
+            return None
+    return _unwrap(annotation)
+
+
+def _describe(annotation: Any) -> str:
+    annotation = _unwrap(annotation)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return "one of: " + ", ".join(str(a) for a in typing.get_args(annotation))
+    if origin is list:
+        return "a list"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        required = [n for n, f in annotation.model_fields.items() if f.is_required()]
+        return "a mapping with " + ", ".join(required) if required else "a mapping"
+    names = {str: "text", int: "a whole number", dict: "a mapping"}
+    if annotation in names:
+        return names[annotation]
+    if getattr(annotation, "__name__", "") == "date":
+        return "a date such as 2026-01-31"
+    return "a value of the documented type"
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    names = {bool: "true/false (quote it for text)", int: "a number", float: "a number", str: f"text {value!r:.40}", list: "a list", dict: "a mapping"}
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,160 @@
+"""Pydantic models for the content: an entry, its parts, categories and hubs.
+
+Models are frozen and forbid unknown fields, so a typo such as ``symtoms:`` is
+an error rather than silently ignored data.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+ID_PATTERN = r"^MTF-[0-9]{4}$"
+
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=80)]
+EntryId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)]
+Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._+-]*$", max_length=40)]
+
+
+def _https_only(url: str) -> str:
+    if not url.startswith("https://") or any(c.isspace() for c in url):
+        raise ValueError("must be an https:// URL without spaces")
+    return url
+
+
+HttpsUrl = Annotated[str, StringConstraints(max_length=2000), AfterValidator(_https_only)]
+
+Severity = Literal["low", "medium", "high", "critical"]
+FailureMode = Literal["hang", "crash", "slow", "divergence", "silent-corruption", "error"]
+Status = Literal["draft", "reviewed"]
+Role = Literal["root", "collateral"]
+RelationType = Literal["causes", "caused-by", "confused-with", "see-also"]
+ReferenceKind = Literal["docs", "issue", "source", "paper"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class QuickAnswer(_Model):
+    """The three-line answer shown at the top of an entry."""
+
+    symptom: Text
+    root_cause: Text
+    fix: Text
+
+
+class SymptomRow(_Model):
+    symptom: Text
+    meaning: Text
+
+
+class AffectedSystem(_Model):
+    name: Line
+    versions: Line | None = None
+    fixed_in: Line | None = None
+
+
+class CodeExample(_Model):
+    stack: Line
+    title: Line | None = None
+    language: Annotated[str, StringConstraints(pattern=r"^[a-z0-9+#-]+$", max_length=30)]
+    code: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    why: Text
+
+
+class FaqItem(_Model):
+    question: Line
+    answer: Text
+
+
+class Reference(_Model):
+    title: Line
+    url: HttpsUrl
+    kind: ReferenceKind
+
+
+class Signature(_Model):
+    """An error signature: how a log line points at this entry."""
+
+    key: Line
+    regex: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
+    role: Role
+    versions: Line | None = None
+    examples: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]], Field(min_length=1)]
+
+
+class Relation(_Model):
+    slug: Slug
+    type: RelationType
+
+
+class Entry(_Model):
+    """One failure, one file: ``content/failures/<slug>.yaml``."""
+
+    id: EntryId
+    title: Line
+    category: Slug
+    severity: Severity
+    failure_mode: FailureMode
+    tags: list[Tag] = Field(default_factory=list)
+    status: Status
+    last_reviewed: datetime.date
+    aliases: list[Slug] = Field(default_factory=list)
+
+    summary: Text
+    quick_answer: QuickAnswer
+    mechanism: Text
+    observations: list[Text] = Field(default_factory=list)
+    symptoms: list[SymptomRow] = Field(default_factory=list)
+    affected_systems: list[AffectedSystem] = Field(default_factory=list)
+    confirm: list[Text] = Field(default_factory=list)
+    root_causes: list[Text] = Field(default_factory=list)
+    fix: list[Text] = Field(default_factory=list)
+    prevention: list[Text] = Field(default_factory=list)
+    code_examples: list[CodeExample] = Field(default_factory=list)
+    signatures: list[Signature] = Field(default_factory=list)
+    faq: list[FaqItem] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    related: list[Relation] = Field(default_factory=list)
+
+
+class Category(_Model):
+    slug: Slug
+    title: Line
+    description: Text
+
+
+class Categories(_Model):
+    categories: Annotated[list[Category], Field(min_length=1)]
+
+
+class HubEnvVar(_Model):
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=80)]
+    what: Text
+    when: Text
+
+
+class HubRow(_Model):
+    anchor: Slug
+    error: Line
+    says: Text
+    indicates: Text
+    where: Text
+    env: list[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]] = Field(default_factory=list)
+    entries: list[Slug] = Field(default_factory=list)
+
+
+class Hub(_Model):
+    """A side-by-side page across many entries, e.g. the NCCL error hub."""
+
+    title: Line
+    summary: Text
+    rows: Annotated[list[HubRow], Field(min_length=1)]
+    env_vars: list[HubEnvVar] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
