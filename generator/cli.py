@@ -10,6 +10,8 @@ from .catalog import Catalog, build_catalog
 from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
+from .rendering import render_site, stylesheet
+from .site import collect_files, write_site
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,11 +45,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .site import build_site
-
     catalog = load_catalog(args.content)
-    pages = build_site(catalog, args.out)
-    print(f"built {pages} files into {args.out}")
+    files = collect_files(render_site(catalog), stylesheet())
+    write_site(files, args.out)
+    print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
     return 0
 
 

@@ -1,0 +1,166 @@
+"""Pure functions from the catalog to HTML pages: Jinja2 templates, markdown-it-py, Pygments."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from .catalog import Catalog
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+RELATION_LABELS = {
+    "causes": "Causes",
+    "caused-by": "Caused by",
+    "confused-with": "Often confused with",
+    "see-also": "See also",
+}
+SECTIONS = [
+    ("summary", "What this failure is"),
+    ("quick-answer", "Quick answer"),
+    ("mechanism", "Why it happens"),
+    ("observe", "What you will observe"),
+    ("symptoms", "Symptoms and what they mean"),
+    ("affected", "Affected systems"),
+    ("confirm", "How to confirm it"),
+    ("root-causes", "Root causes"),
+    ("fix", "Fix"),
+    ("prevention", "Prevention"),
+    ("code", "Code examples"),
+    ("signatures", "Error signatures"),
+    ("faq", "FAQ"),
+    ("references", "References"),
+    ("related", "Related failures"),
+]
+_SAFE_SCHEMES = ("https:", "http:", "mailto:")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One output file: its path under the site root and its text."""
+
+    path: str
+    text: str
+
+
+def _highlight(code: str, language: str) -> str:
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:
+        lexer = get_lexer_by_name("text")
+    return str(highlight(code, lexer, HtmlFormatter(cssclass="highlight", wrapcode=True)))
+
+
+def _is_safe_link(url: str) -> bool:
+    """Allow web links, mail links and relative links; refuse javascript:, data: and the like."""
+    lowered = "".join(url.split()).lower()
+    if ":" not in lowered.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]:
+        return True
+    return lowered.startswith(_SAFE_SCHEMES)
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table").disable("image")
+    md.validateLink = _is_safe_link  # type: ignore[method-assign]
+    md.options["highlight"] = lambda code, lang, _attrs: _highlight(code, lang or "text")
+    return md
+
+
+_MD = _markdown()
+
+
+def render_markdown(text: str) -> Markup:
+    """Return Markdown rendered to HTML with raw HTML shown as text and unsafe links dropped."""
+    return Markup(_MD.render(text))
+
+
+def render_inline(text: str) -> Markup:
+    """Return one line of Markdown rendered without a wrapping paragraph."""
+    return Markup(_MD.renderInline(text))
+
+
+def _environment(templates: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = render_markdown
+    env.filters["md_inline"] = render_inline
+    env.filters["highlight"] = lambda code, lang: Markup(_highlight(code, lang))
+    return env
+
+
+def _relative(from_path: str) -> Callable[[str], str]:
+    """Return a function mapping a site path ('failures/x/') to a link relative to from_path."""
+    base = posixpath.dirname(from_path) or "."
+
+    def url(target: str) -> str:
+        rel = posixpath.relpath(target or ".", base)
+        if target.endswith("/") or target == "":
+            rel = "./" if rel == "." else rel + "/"
+        return rel
+
+    return url
+
+
+def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = "/") -> Iterator[Page]:
+    """Yield every HTML page of the site, in a fixed order.
+
+    Links are relative so the site works from any sub-path; only 404.html, which a
+    host serves at arbitrary URLs, links absolutely from base_path.
+    """
+    env = _environment(templates)
+    shared: dict[str, Any] = {
+        "catalog": catalog,
+        "relation_labels": RELATION_LABELS,
+        "sections": SECTIONS,
+        "category_names": {slug: c.title for slug, c in catalog.categories.items()},
+    }
+
+    def page(path: str, template: str, **context: Any) -> Page:
+        url = (lambda target: base_path + target) if path == "404.html" else _relative(path)
+        text = env.get_template(template).render(url=url, page_path=path, **shared, **context)
+        return Page(path, text)
+
+    entries = catalog.ordered()
+    recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]
+    yield page("index.html", "home.html", recent=recent)
+    yield page("failures/index.html", "listing.html", title="All failures", items=entries, intro="Every entry in the encyclopedia, by title.")
+    for item in entries:
+        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry)
+    yield page("categories/index.html", "taxonomy.html", title="Categories", kind="categories",
+               groups=[(slug, catalog.categories[slug].title, len(catalog.by_category.get(slug, []))) for slug in sorted(catalog.categories)])
+    for slug, category in sorted(catalog.categories.items()):
+        items = [catalog.entries[s] for s in catalog.by_category.get(slug, [])]
+        yield page(f"categories/{slug}/index.html", "listing.html", title=category.title, items=items, intro=category.description)
+    yield page("tags/index.html", "taxonomy.html", title="Tags", kind="tags",
+               groups=[(tag, tag, len(slugs)) for tag, slugs in catalog.by_tag.items()])
+    for tag, slugs in catalog.by_tag.items():
+        yield page(f"tags/{tag}/index.html", "listing.html", title=f"Tag: {tag}", items=[catalog.entries[s] for s in slugs], intro=f"Entries tagged {tag}.")
+    for slug, hub in sorted(catalog.hubs.items()):
+        yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
+    yield page("404.html", "404.html")
+
+
+def stylesheet(templates: Path = TEMPLATES) -> str:
+    """Return the site's one CSS file: our styles plus Pygments' light and dark colours."""
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    dark_block = "\n".join("  " + line for line in dark.splitlines())
+    base = (templates / "static" / "style.css").read_text(encoding="utf-8")
+    return f"{base}\n/* Pygments */\n{light}\n@media (prefers-color-scheme: dark) {{\n{dark_block}\n}}\n"

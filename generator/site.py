@@ -1,0 +1,67 @@
+"""Write the rendered site: deterministic bytes, into a temporary folder swapped in atomically."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from .errors import GeneratorError
+from .rendering import Page
+
+MARKER = ".encyclopedia-build"
+
+
+def collect_files(pages: Iterable[Page], stylesheet: str) -> dict[str, bytes]:
+    """Return every output file by site path, refusing two pages with one path."""
+    files: dict[str, bytes] = {"assets/style.css": stylesheet.encode("utf-8")}
+    for page in pages:
+        path = PurePosixPath(page.path)
+        if path.is_absolute() or ".." in path.parts or not path.parts:
+            raise GeneratorError(f"refusing to write {page.path!r}: outside the output folder")
+        if page.path in files:
+            raise GeneratorError(f"two pages would be written to {page.path}")
+        files[page.path] = page.text.encode("utf-8")
+    return files
+
+
+def write_site(files: dict[str, bytes], out: Path) -> None:
+    """Write files into out atomically: a failed write leaves the previous site untouched."""
+    out = out.absolute()
+    if out.exists() and not _is_replaceable(out):
+        raise GeneratorError(f"refusing to replace {out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        for rel in sorted(files):
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files[rel])
+        (staging / MARKER).write_text("This folder is build output; it is replaced on every build.\n")
+        os.chmod(staging, 0o755)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _is_replaceable(out: Path) -> bool:
+    return out.is_dir() and (not any(out.iterdir()) or (out / MARKER).is_file())
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Put staging in place of out with renames, so readers never see a half-written site."""
+    if not out.exists():
+        staging.rename(out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old.rmdir()
+    out.rename(old)
+    try:
+        staging.rename(out)
+    except BaseException:
+        old.rename(out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
