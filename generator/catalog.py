@@ -104,7 +104,11 @@ def _index_hubs(catalog: Catalog) -> list[Problem]:
     rows_for: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for hub_slug, item in sorted(catalog.hubs.items()):
         anchors: set[str] = set()
+        documented = {var.name for var in item.hub.env_vars}
         for r, row in enumerate(item.hub.rows):
+            for v, name in enumerate(row.env):
+                if name not in documented:
+                    problems.append(item.source.problem(("rows", r, "env", v), "E028", f"{name} is not in env_vars (expected every variable a row names to be explained)"))
             if row.anchor in anchors:
                 problems.append(item.source.problem(("rows", r, "anchor"), "E027", f"{row.anchor!r} is used by another row (expected a unique anchor)"))
             anchors.add(row.anchor)

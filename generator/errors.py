@@ -64,6 +64,9 @@ RULES: dict[str, Rule] = {
              "Use the slug of an existing entry."),
         Rule("E027", "duplicate-anchor", "Hub row anchors are link targets and must be unique.",
              "Give the row a different anchor."),
+        Rule("E028", "undocumented-env-var", "Every environment variable a hub row names is "
+             "explained in the hub's env_vars table, which the row links to.",
+             "Add the variable to env_vars with what it does and when to set it."),
         Rule("E030", "bad-regex", "A signature's regular expression must compile.",
              "Fix the pattern; test it with Python's re module."),
         Rule("E031", "example-mismatch", "Every example log line must match its own signature, "

@@ -185,6 +185,8 @@ def _read_yaml(path: Path, root: Path, shown: str, problems: list[Problem]) -> t
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = exc.problem or "invalid YAML"
+        if exc.context and exc.context_mark and exc.context_mark is not mark:
+            what += f" {exc.context} that starts at {exc.context_mark.line + 1}:{exc.context_mark.column + 1}"
         problems.append(Problem(shown, line, col, "", f"YAML syntax error: {what} (expected valid YAML)", "E001"))
         return None
     except yaml.YAMLError as exc:
@@ -215,10 +217,12 @@ class _Builder:
 
     def build(self, node: yaml.Node, loc: Loc) -> Any:
         pos = (node.start_mark.line + 1, node.start_mark.column + 1)
-        self.values[loc] = pos
         if id(node) in self._seen:
-            self.problems.append(Problem(self.path, *pos, format_loc(loc), "uses a YAML alias (expected the value written out)", "E003"))
+            # An alias shares the anchored node and its mark; point at where it is used instead.
+            where = self.keys.get(loc) or self.values.get(loc[:-1], pos)
+            self.problems.append(Problem(self.path, *where, format_loc(loc), "uses a YAML alias (expected the value written out)", "E003"))
             return None
+        self.values[loc] = pos
         self._seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, loc)

@@ -1,0 +1,70 @@
+"""Shared test helpers: inline content trees written into tmp_path."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+CATEGORIES = """\
+categories:
+  - slug: distributed-training
+    title: Distributed training
+    description: Collectives and process groups.
+  - slug: memory
+    title: Memory
+    description: Running out of memory.
+"""
+
+
+def entry_yaml(id: str = "MTF-0001", title: str = "Sample failure", related: str = "", extra: str = "", category: str = "distributed-training") -> str:
+    """Return the text of a small valid entry; `related` and `extra` are appended YAML."""
+    text = f"""\
+id: {id}
+title: {title}
+category: {category}
+severity: high
+failure_mode: hang
+tags: [nccl, timeout]
+status: draft
+last_reviewed: 2026-01-31
+summary: What this failure is.
+quick_answer:
+  symptom: The job hangs.
+  root_cause: A rank is missing.
+  fix: Find the missing rank.
+mechanism: Why it happens.
+signatures:
+  - key: "Watchdog caught collective operation timeout"
+    role: collateral
+    examples:
+      - "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)"
+"""
+    if related:
+        text += "related:\n" + textwrap.indent(textwrap.dedent(related), "  ")
+    return text + textwrap.dedent(extra)
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write {relative path: text} under root (text is dedented) and return root."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A content folder with categories and two valid related entries; cwd is tmp_path."""
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/first-failure.yaml": entry_yaml("MTF-0001", "First failure", "- slug: second-failure\n  type: causes\n"),
+        "failures/second-failure.yaml": entry_yaml("MTF-0002", "Second failure", category="memory"),
+    })
+    return tmp_path / "content"

@@ -1,0 +1,85 @@
+"""Cross-entry checks and inverse relations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import entry_yaml, write_tree
+
+from generator.catalog import Link, build_catalog
+from generator.errors import ContentError
+from generator.loading import load_content
+
+
+def _errors(content: Path) -> list[str]:
+    with pytest.raises(ContentError) as caught:
+        build_catalog(load_content(content))
+    return [p.format() for p in caught.value.problems]
+
+
+def test_inverse_relation_is_shown_on_the_other_entry(content: Path) -> None:
+    catalog = build_catalog(load_content(content))
+    assert catalog.links["first-failure"] == [Link("causes", "second-failure", True)]
+    assert catalog.links["second-failure"] == [Link("caused-by", "first-failure", False)]
+    assert catalog.by_category == {"distributed-training": ["first-failure"], "memory": ["second-failure"]}
+    assert catalog.by_tag["nccl"] == ["first-failure", "second-failure"]
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0001", "Third")},
+            "content/failures/third.yaml:1:5: id: 'MTF-0001' is already used by content/failures/first-failure.yaml (expected a unique ID) [E020 duplicate-id]",
+            id="duplicate-id",
+        ),
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", "- slug: no-such-entry\n  type: see-also\n")},
+            "content/failures/third.yaml:21:11: related[0].slug: no entry 'no-such-entry' (expected the slug of an existing entry) [E022 dangling-relation]",
+            id="dangling-relation",
+        ),
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", "- slug: third\n  type: see-also\n")},
+            "content/failures/third.yaml:21:11: related[0].slug: 'third' is this entry (expected another entry) [E023 self-relation]",
+            id="self-relation",
+        ),
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", category="nowhere")},
+            "content/failures/third.yaml:3:11: category: 'nowhere' is not a category (expected one of: distributed-training, memory) [E021 unknown-category]",
+            id="unknown-category",
+        ),
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", "- slug: first-failure\n  type: causes\n- slug: first-failure\n  type: caused-by\n")},
+            "content/failures/third.yaml:24:11: related[1].type: third both causes and is caused by first-failure (expected one direction) [E025 contradictory-relation]",
+            id="causes-and-caused-by",
+        ),
+        pytest.param(
+            {"failures/second-failure.yaml": entry_yaml("MTF-0002", "Second", "- slug: first-failure\n  type: causes\n")},
+            "content/failures/first-failure.yaml:22:11: related[0].type: first-failure causes second-failure, but content/failures/second-failure.yaml:22:11 says second-failure causes first-failure (expected one consistent direction) [E025 contradictory-relation]",
+            id="both-sides-cause",
+        ),
+    ],
+)
+def test_cross_entry_problem(content: Path, files: dict[str, str], expected: str) -> None:
+    write_tree(content, files)
+    assert expected in _errors(content)
+
+
+def test_hub_rows_must_link_existing_entries_and_documented_variables(content: Path) -> None:
+    write_tree(content, {"hubs/nccl.yaml": """\
+        title: NCCL errors
+        summary: Side by side.
+        rows:
+          - anchor: timeout
+            error: Watchdog timeout
+            says: A collective took too long.
+            indicates: A rank is missing.
+            where: Elsewhere.
+            env: [NCCL_DEBUG]
+            entries: [first-failure, missing-entry]
+        """})
+    assert _errors(content) == [
+        "content/hubs/nccl.yaml:9:11: rows[0].env[0]: NCCL_DEBUG is not in env_vars (expected every variable a row names to be explained) [E028 undocumented-env-var]",
+        "content/hubs/nccl.yaml:10:30: rows[0].entries[1]: no entry 'missing-entry' (expected the slug of an existing entry) [E026 dangling-hub-entry]",
+    ]
