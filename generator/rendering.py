@@ -58,7 +58,9 @@ def _highlight(code: str, language: str) -> str:
         lexer = get_lexer_by_name(language)
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
-    return str(highlight(code, lexer, HtmlFormatter(cssclass="highlight", wrapcode=True)))
+    spans = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    # Starts with <pre so that markdown-it uses it as the whole fenced block.
+    return f'<pre class="highlight"><code class="language-{lexer.aliases[0] if lexer.aliases else "text"}">{spans}</code></pre>'
 
 
 def _is_safe_link(url: str) -> bool:

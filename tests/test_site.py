@@ -1,0 +1,64 @@
+"""Writing the site: deterministic, atomic, never outside or over foreign folders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from generator.cli import main
+from generator.errors import GeneratorError
+from generator.rendering import Page
+from generator.site import MARKER, collect_files, write_site
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_are_byte_identical_across_hash_seeds(content: Path, tmp_path: Path) -> None:
+    for seed, out in [("1", "a"), ("2", "b")]:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-m", "generator", "build", "--out", out], cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert len(_tree(tmp_path / "a")) == 13
+
+
+def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Path) -> None:
+    assert main(["build", "--out", "site"]) == 0
+    before = _tree(tmp_path / "site")
+    write_tree(content, {"failures/broken.yaml": "id: [\n"})
+    assert main(["build", "--out", "site"]) == 1
+    assert _tree(tmp_path / "site") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "site"]
+
+
+def test_rebuild_replaces_the_old_site(content: Path, tmp_path: Path) -> None:
+    assert main(["build", "--out", "site"]) == 0
+    (content / "failures/second-failure.yaml").unlink()
+    (content / "failures/first-failure.yaml").write_text((content / "failures/first-failure.yaml").read_text().split("related:")[0])
+    assert main(["build", "--out", "site"]) == 0
+    assert not (tmp_path / "site/failures/second-failure").exists()
+    assert (tmp_path / "site" / MARKER).is_file()
+
+
+def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:
+    write_tree(tmp_path / "home", {"notes.txt": "precious"})
+    with pytest.raises(GeneratorError, match="refusing to replace .*home: it is not empty and was not built by encyclopedia"):
+        write_site({"index.html": b"x"}, tmp_path / "home")
+    assert (tmp_path / "home/notes.txt").read_text() == "precious"
+
+
+@pytest.mark.parametrize("path", ["../escape.html", "/etc/passwd", "a/../../b.html"])
+def test_refuses_paths_outside_the_output(path: str) -> None:
+    with pytest.raises(GeneratorError, match="outside the output folder"):
+        collect_files([Page(path, "x")], "")
+
+
+def test_refuses_two_pages_on_one_path() -> None:
+    with pytest.raises(GeneratorError, match="two pages would be written to a.html"):
+        collect_files([Page("a.html", "x"), Page("a.html", "y")], "")
