@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .catalog import Catalog, build_catalog
+from .graph import build_graph
 from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
@@ -46,7 +47,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.content)
-    files = collect_files(render_site(catalog), stylesheet())
+    graph = build_graph(catalog)
+    files = collect_files(render_site(catalog, graph), stylesheet())
     write_site(files, args.out)
     print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
     return 0

@@ -337,5 +337,5 @@ def _describe(annotation: Any) -> str:
 def _kind_of(value: Any) -> str:
     if value is None:
         return "nothing"
-    names = {bool: "true/false (quote it for text)", int: "a number", float: "a number", str: f"text {value!r:.40}", list: "a list", dict: "a mapping"}
+    names = {bool: "true/false (quote it for text)", int: "a number", float: "a number", str: f"text {value!r:.40}", list: "a list", dict: "a mapping (quote text that contains ': ')"}
     return names.get(type(value), type(value).__name__)

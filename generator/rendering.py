@@ -17,6 +17,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .catalog import Catalog
+from .graph import Graph, neighbourhood, ring_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 RELATION_LABELS = {
@@ -120,7 +121,7 @@ def _relative(from_path: str) -> Callable[[str], str]:
     return url
 
 
-def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = "/") -> Iterator[Page]:
+def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, base_path: str = "/") -> Iterator[Page]:
     """Yield every HTML page of the site, in a fixed order.
 
     Links are relative so the site works from any sub-path; only 404.html, which a
@@ -129,6 +130,7 @@ def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = 
     env = _environment(templates)
     shared: dict[str, Any] = {
         "catalog": catalog,
+        "graph": graph,
         "relation_labels": RELATION_LABELS,
         "sections": SECTIONS,
         "category_names": {slug: c.title for slug, c in catalog.categories.items()},
@@ -136,7 +138,7 @@ def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = 
 
     def page(path: str, template: str, **context: Any) -> Page:
         url = (lambda target: base_path + target) if path == "404.html" else _relative(path)
-        text = env.get_template(template).render(url=url, page_path=path, **shared, **context)
+        text = env.get_template(template).render(url=url, entry_url=lambda slug: url(f"failures/{slug}/"), page_path=path, **shared, **context)
         return Page(path, text)
 
     entries = catalog.ordered()
@@ -144,7 +146,8 @@ def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = 
     yield page("index.html", "home.html", recent=recent)
     yield page("failures/index.html", "listing.html", title="All failures", items=entries, intro="Every entry in the encyclopedia, by title.")
     for item in entries:
-        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry)
+        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry,
+                   layout=neighbourhood(catalog, graph, item.slug))
     yield page("categories/index.html", "taxonomy.html", title="Categories", kind="categories",
                groups=[(slug, catalog.categories[slug].title, len(catalog.by_category.get(slug, []))) for slug in sorted(catalog.categories)])
     for slug, category in sorted(catalog.categories.items()):
@@ -156,7 +159,21 @@ def render_site(catalog: Catalog, templates: Path = TEMPLATES, base_path: str = 
         yield page(f"tags/{tag}/index.html", "listing.html", title=f"Tag: {tag}", items=[catalog.entries[s] for s in slugs], intro=f"Entries tagged {tag}.")
     for slug, hub in sorted(catalog.hubs.items()):
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
+    yield from _graph_pages(catalog, graph, page)
     yield page("404.html", "404.html")
+
+
+OVERVIEW_LIMIT = 150  # above this many entries the overview shows categories only
+
+
+def _graph_pages(catalog: Catalog, graph: Graph, page: Callable[..., Page]) -> Iterator[Page]:
+    everything = sorted(catalog.entries)
+    overview = ring_map(catalog, graph, everything) if len(everything) <= OVERVIEW_LIMIT else None
+    yield page("graph/index.html", "graph.html", layout=overview, category=None, slugs=everything)
+    for slug in sorted(catalog.categories):
+        members = catalog.by_category.get(slug, [])
+        if members:
+            yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
 
 
 def stylesheet(templates: Path = TEMPLATES) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from conftest import write_tree
 
 from generator.catalog import build_catalog
+from generator.graph import build_graph
 from generator.loading import load_content
 from generator.rendering import SECTIONS, render_inline, render_markdown, render_site
 
@@ -29,7 +30,8 @@ class _Ids(HTMLParser):
 
 
 def _pages(content: Path) -> dict[str, str]:
-    return {p.path: p.text for p in render_site(build_catalog(load_content(content)))}
+    catalog = build_catalog(load_content(content))
+    return {p.path: p.text for p in render_site(catalog, build_graph(catalog))}
 
 
 def test_entry_page_has_every_section_with_a_stable_anchor(content: Path) -> None:
@@ -74,7 +76,8 @@ def test_site_has_listings_taxonomies_and_404(content: Path) -> None:
     pages = _pages(content)
     assert sorted(pages) == [
         "404.html", "categories/distributed-training/index.html", "categories/index.html", "categories/memory/index.html",
-        "failures/first-failure/index.html", "failures/index.html", "failures/second-failure/index.html", "index.html",
+        "failures/first-failure/index.html", "failures/index.html", "failures/second-failure/index.html",
+        "graph/distributed-training/index.html", "graph/index.html", "graph/memory/index.html", "hubs/index.html", "index.html",
         "tags/index.html", "tags/nccl/index.html", "tags/timeout/index.html"]
     assert '<a href="/failures/">' in pages["404.html"]
     assert '<a href="failures/first-failure/">First failure</a>' in pages["index.html"]

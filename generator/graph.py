@@ -1,0 +1,213 @@
+"""The related-failure graph: typed edges, inferred similarity, deterministic SVG layouts.
+
+Pure functions: a catalog in, plain data out. Similarity is computed through
+inverted indexes (feature -> entries), skipping features shared by so many
+entries that they say nothing, so the cost grows linearly with the catalog.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .catalog import Catalog, Link
+
+MAX_POSTINGS = 200  # a feature shared by more entries than this carries no signal
+TOP_SIMILAR = 5
+MIN_SCORE = 1.0
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{4,}")
+_PALETTE = ["#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#0a7f83", "#6e7781", "#bc4c00", "#4d2d8f"]
+
+
+@dataclass(frozen=True)
+class Similar:
+    slug: str
+    score: float
+    shared: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Typed links (with inverses) and the top inferred neighbours of every entry."""
+
+    links: dict[str, list[Link]]
+    similar: dict[str, list[Similar]]
+    colours: dict[str, str]
+
+
+def _features(catalog: Catalog, slug: str) -> dict[str, float]:
+    entry = catalog.entries[slug].entry
+    features: dict[str, float] = {}
+    for tag in entry.tags:
+        features[f"tag {tag}"] = 1.0
+    for system in entry.affected_systems:
+        name = system.name.split("(")[0].strip().lower()
+        features[f"system {name}"] = 0.5
+    for sig in entry.signatures:
+        features[f"signature {sig.key}"] = 2.0
+        for word in _WORD.findall(sig.key):
+            features.setdefault(f"word {word.lower()}", 0.3)
+    return features
+
+
+def infer_similar(catalog: Catalog, top: int = TOP_SIMILAR) -> dict[str, list[Similar]]:
+    """Return each entry's most similar other entries, best first, from shared features."""
+    postings: dict[str, list[str]] = defaultdict(list)
+    weights: dict[str, dict[str, float]] = {}
+    for slug in sorted(catalog.entries):
+        weights[slug] = _features(catalog, slug)
+        for feature in weights[slug]:
+            postings[feature].append(slug)
+    n = len(catalog.entries)
+    result: dict[str, list[Similar]] = {}
+    for slug in sorted(catalog.entries):
+        scores: dict[str, float] = defaultdict(float)
+        shared: dict[str, list[str]] = defaultdict(list)
+        for feature, weight in weights[slug].items():
+            others = postings[feature]
+            if len(others) > MAX_POSTINGS or len(others) < 2:
+                continue
+            idf = math.log(1 + n / len(others))
+            for other in others:
+                if other != slug:
+                    scores[other] += weight * weights[other][feature] ** 0.5 * idf
+                    shared[other].append(feature.split(" ", 1)[1])
+        best = sorted((s for s in scores.items() if s[1] >= MIN_SCORE), key=lambda s: (-s[1], s[0]))[:top]
+        result[slug] = [Similar(other, round(score, 3), tuple(sorted(set(shared[other])))[:6]) for other, score in best]
+    return result
+
+
+def build_graph(catalog: Catalog) -> Graph:
+    """Return the related-failure graph of the catalog."""
+    colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
+    return Graph(catalog.links, infer_similar(catalog), colours)
+
+
+@dataclass(frozen=True)
+class Node:
+    slug: str
+    x: float
+    y: float
+    r: float
+    colour: str
+    label: str
+    label_x: float
+    label_y: float
+    anchor: str  # SVG text-anchor: start, middle or end
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    type: str  # a relation type, or "similar"
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+@dataclass(frozen=True)
+class Layout:
+    width: int
+    height: int
+    legend_y: int
+    nodes: list[Node]
+    edges: list[Edge]
+    categories: list[tuple[str, str]]  # (category slug, colour) present, for the legend
+
+
+LABEL_GAP = 18.0
+_COLUMN = 250.0
+
+
+def _short(title: str, limit: int = 34) -> str:
+    return title if len(title) <= limit else title[: limit - 1].rstrip() + "…"
+
+
+def _spread(wanted: list[float], gap: float, low: float) -> list[float]:
+    """Return positions as close to wanted (sorted) as possible, at least gap apart, not above low."""
+    placed: list[float] = []
+    for y in wanted:
+        placed.append(max(y, placed[-1] + gap) if placed else max(y, low))
+    return placed
+
+
+def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8, max_second: int = 10) -> Layout:
+    """Return a radial layout: the entry in the centre, 1-hop then 2-hop neighbours on rings."""
+    first = [l.slug for l in graph.links.get(slug, [])]
+    first += [s.slug for s in graph.similar.get(slug, []) if s.slug not in first]
+    first = first[:max_first]
+    parent: dict[str, str] = {}
+    for hop1 in first:
+        for link in graph.links.get(hop1, []):
+            if link.slug != slug and link.slug not in first and link.slug not in parent and len(parent) < max_second:
+                parent[link.slug] = hop1
+    r1, r2 = 110.0, 190.0
+    angle: dict[str, float] = {}
+    position: dict[str, tuple[float, float]] = {slug: (0.0, 0.0)}
+    for i, hop1 in enumerate(first):
+        angle[hop1] = -math.pi / 2 + 2 * math.pi * (i + 0.5) / len(first)
+        position[hop1] = (r1 * math.cos(angle[hop1]), r1 * math.sin(angle[hop1]))
+    children: dict[str, list[str]] = defaultdict(list)
+    for hop2, via in parent.items():
+        children[via].append(hop2)
+    step = 2 * math.pi / max(len(first), 1)
+    for via, kids in children.items():
+        for j, hop2 in enumerate(kids):
+            a = angle[via] + (j - (len(kids) - 1) / 2) * min(0.4, step / len(kids))
+            position[hop2] = (r2 * math.cos(a), r2 * math.sin(a))
+    typed = {l.slug: l.type for l in graph.links.get(slug, [])}
+    pairs = [(slug, hop1, typed.get(hop1, "similar")) for hop1 in first]
+    for hop2, via in sorted(parent.items()):
+        pairs.append((via, hop2, next(l.type for l in graph.links[via] if l.slug == hop2)))
+    return _layout(catalog, graph, position, pairs, r2, centre=slug)
+
+
+def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Layout:
+    """Return the given entries on one ring, grouped by category, with the typed links among them."""
+    order = sorted(slugs, key=lambda s: (catalog.entries[s].entry.category, catalog.entries[s].entry.title.lower(), s))
+    members = set(order)
+    radius = max(160.0, len(order) * LABEL_GAP / math.pi)
+    position = {}
+    for i, s in enumerate(order):
+        a = -math.pi / 2 + 2 * math.pi * (i + 0.5) / max(len(order), 1)
+        position[s] = (radius * math.cos(a), radius * math.sin(a))
+    pairs = [(s, l.slug, l.type) for s in order for l in graph.links.get(s, []) if l.declared and l.slug in members]
+    return _layout(catalog, graph, position, pairs, radius)
+
+
+def _layout(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]], radius: float, centre: str | None = None) -> Layout:
+    """Place labels in two columns outside the ring (spread so none overlap) and shift to the canvas."""
+    sides: dict[bool, list[str]] = {True: [], False: []}
+    for s, (x, _y) in position.items():
+        if s != centre:
+            sides[x >= 0].append(s)
+    labels: dict[str, tuple[float, float, str]] = {}
+    top = -radius - 10
+    for right, members in sides.items():
+        members.sort(key=lambda s: (position[s][1], s))
+        for s, y in zip(members, _spread([position[s][1] for s in members], LABEL_GAP, top), strict=True):
+            labels[s] = (radius + 24 if right else -radius - 24, y + 4, "start" if right else "end")
+    if centre is not None:
+        labels[centre] = (0.0, 30.0, "middle")
+    bottom = max([radius + 20] + [y + 10 for _x, y, _a in labels.values()])
+    dx, dy = radius + 24 + _COLUMN, -top + 20
+    nodes = []
+    for s in sorted(position, key=lambda s: (s != centre, s)):
+        x, y = position[s]
+        entry = catalog.entries[s].entry
+        lx, ly, anchor = labels[s]
+        nodes.append(Node(s, round(x + dx, 1), round(y + dy, 1), 12.0 if s == centre else 7.0, graph.colours[entry.category],
+                          _short(entry.title, 44 if s == centre else 32), round(lx + dx, 1), round(ly + dy, 1), anchor))
+    edges = []
+    for a, b, kind in pairs:
+        if kind == "caused-by":  # draw from cause to effect so the arrowhead reads "causes"
+            a, b, kind = b, a, "causes"
+        (x1, y1), (x2, y2) = position[a], position[b]
+        edges.append(Edge(a, b, kind, round(x1 + dx, 1), round(y1 + dy, 1), round(x2 + dx, 1), round(y2 + dy, 1)))
+    present = sorted({catalog.entries[s].entry.category for s in position})
+    legend_y = int(bottom + dy + 20)
+    return Layout(int(2 * dx), legend_y + 64 + 16 * len(present), legend_y, nodes, edges, [(c, graph.colours[c]) for c in present])
