@@ -157,6 +157,8 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
                groups=[(tag, tag, len(slugs)) for tag, slugs in catalog.by_tag.items()])
     for tag, slugs in catalog.by_tag.items():
         yield page(f"tags/{tag}/index.html", "listing.html", title=f"Tag: {tag}", items=[catalog.entries[s] for s in slugs], intro=f"Entries tagged {tag}.")
+    yield page("hubs/index.html", "taxonomy.html", title="Hubs", kind="hubs",
+               groups=[(slug, hub.hub.title, len(hub.hub.rows)) for slug, hub in sorted(catalog.hubs.items())])
     for slug, hub in sorted(catalog.hubs.items()):
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
     yield from _graph_pages(catalog, graph, page)
