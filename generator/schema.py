@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-ID_PATTERN = r"^MTF-[0-9]{4}$"
+ID_PATTERN = r"^MTF-[0-9]{4,6}$"
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=80)]
 EntryId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
