@@ -72,6 +72,14 @@ RULES: dict[str, Rule] = {
         Rule("E031", "example-mismatch", "Every example log line must match its own signature, "
              "which proves the signature against real output.",
              "Make the key a literal substring of each example, or fix the regex."),
+        Rule("E032", "overlapping-signature", "A signature should point at its own entry: one that "
+             "also matches another entry's root example lines sends readers to the wrong page "
+             "(a warning; an error under --strict).",
+             "Make the key or regex more specific, or relate the two entries and keep one signature."),
+        Rule("E033", "non-portable-regex", "Signature patterns run in Python and in the reader's "
+             "browser; they must mean the same in both and must not be able to hang a browser tab.",
+             "Use plain characters, [classes], \\d \\w \\s, (?:groups), alternation and single-level "
+             "quantifiers; no lookarounds, named groups, inline flags or nested unbounded repeats."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

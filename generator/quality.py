@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from .catalog import Catalog
 from .errors import Problem
+from .signatures import find_overlaps
 
 MINIMUMS = {
     "symptoms": (3, "symptom rows"),
@@ -35,4 +36,22 @@ def check_quality(catalog: Catalog) -> list[Problem]:
             problems.append(item.source.problem(("related",), "E040", f"has {len(catalog.links.get(slug, []))} typed relations counting inverses (expected at least {MIN_RELATIONS})", key=True))
         if entry.faq and not any(_SCALING.search(f.question) for f in entry.faq):
             problems.append(item.source.problem(("faq",), "E040", "no question on scaling (expected one FAQ on how the failure changes from 1 to 1000 GPUs)", key=True))
+    problems += _overlaps(catalog)
     return [replace(p, warning=True) for p in problems]
+
+
+def _overlaps(catalog: Catalog) -> list[Problem]:
+    signatures = [(slug, i, sig) for slug, item in sorted(catalog.entries.items()) for i, sig in enumerate(item.entry.signatures)]
+    problems = []
+    reported = set()
+    for owner, index, other, other_index, example in find_overlaps(signatures):
+        # Related entries may share a line (an OOM caused by a leak); the relation explains it.
+        if any(link.slug == other for link in catalog.links.get(owner, [])) or (owner, index, other) in reported:
+            continue
+        reported.add((owner, index, other))
+        there = catalog.entries[other]
+        line, col = there.source.at(("signatures", other_index, "examples", example))
+        key = catalog.entries[owner].entry.signatures[index].key
+        problems.append(catalog.entries[owner].source.problem(("signatures", index, "key"), "E032",
+            f"{key!r} also matches a root example of another entry at {there.path}:{line}:{col} (expected a signature specific to this entry)"))
+    return problems

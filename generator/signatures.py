@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .portable import NotPortable, compile_portable
 from .schema import Signature
 
 
 @lru_cache(maxsize=4096)
 def compile_regex(pattern: str) -> re.Pattern[str]:
-    """Return the compiled pattern (raises re.error when it does not compile)."""
-    return re.compile(pattern)
+    """Return the compiled pattern (raises re.error or NotPortable when it cannot be used)."""
+    return compile_portable(pattern)
 
 
 def matches(signature: Signature, line: str) -> bool:
@@ -26,6 +27,8 @@ def check_signature(signature: Signature) -> list[tuple[tuple[str | int, ...], s
     if signature.regex is not None:
         try:
             compile_regex(signature.regex)
+        except NotPortable as exc:
+            return [(("regex",), "E033", f"{exc}")]
         except re.error as exc:
             return [(("regex",), "E030", f"does not compile: {exc} (expected a Python/JavaScript regular expression)")]
     problems: list[tuple[tuple[str | int, ...], str, str]] = []
@@ -35,3 +38,30 @@ def check_signature(signature: Signature) -> list[tuple[tuple[str | int, ...], s
         elif not matches(signature, example):
             problems.append((("examples", i), "E031", f"is not matched by the regex {signature.regex!r}"))
     return problems
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_]{3,}")
+
+
+def find_overlaps(signatures: list[tuple[str, int, Signature]]) -> list[tuple[str, int, str, int, int]]:
+    """Return (owner, signature index, other owner, other signature index, example index) for
+    each signature that matches another owner's root example line.
+
+    Signatures are indexed by the longest word of their key, so each example line
+    is tried only against the few signatures whose anchor word it contains.
+    """
+    by_anchor: dict[str, list[tuple[str, int, Signature]]] = {}
+    for owner, index, sig in signatures:
+        words = _TOKEN.findall(sig.key)
+        anchor = max(words, key=lambda w: (len(w), w)) if words else ""
+        by_anchor.setdefault(anchor, []).append((owner, index, sig))
+    found = []
+    for other, other_index, other_sig in signatures:
+        if other_sig.role != "root":
+            continue
+        for e, line in enumerate(other_sig.examples):
+            candidates = [c for word in {*_TOKEN.findall(line), ""} for c in by_anchor.get(word, [])]
+            for owner, index, sig in sorted(candidates, key=lambda c: (c[0], c[1])):
+                if owner != other and matches(sig, line):
+                    found.append((owner, index, other, other_index, e))
+    return sorted(set(found))
