@@ -1,0 +1,31 @@
+"""Reproduce a torn (partially written) checkpoint.
+
+A small model's state_dict is saved with torch.save into a temporary
+directory, then the file is truncated to half its size, as happens when a
+job is killed (preemption, OOM kill, full disk) while the checkpoint is
+still being written. torch.load then fails because the zip container has
+no central directory at its end:
+
+    PytorchStreamReader failed reading zip archive: failed finding central directory
+"""
+import os
+import tempfile
+
+import torch
+
+
+def main():
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ckpt.pt")
+        torch.save(model.state_dict(), path)
+        full = os.path.getsize(path)
+        # Simulate the writer being killed half-way through the write.
+        with open(path, "r+b") as f:
+            f.truncate(full // 2)
+        print(f"saved {full} bytes, truncated to {os.path.getsize(path)} bytes; loading...", flush=True)
+        torch.load(path, map_location="cpu", weights_only=True)
+
+
+if __name__ == "__main__":
+    main()
