@@ -1,8 +1,8 @@
 """Reproduce autograd anomaly detection catching a NaN in backward.
 
-sqrt(x) at x == 0 has a finite forward value (0) but an infinite gradient;
-multiplied by a zero upstream gradient (from x * 0 ... via the mask below)
-the backward of the multiplication produces NaN. With
+sqrt(x) at x == 0 has a finite forward value (0) but an infinite local
+gradient; when the upstream gradient for that element is 0 (the element is
+masked out of the loss), SqrtBackward0 computes 0 * inf = NaN. With
 torch.autograd.set_detect_anomaly(True) the backward pass stops at the first
 function whose output contains NaN and prints the forward traceback:
 

@@ -7,6 +7,11 @@ still being written. torch.load then fails because the zip container has
 no central directory at its end:
 
     PytorchStreamReader failed reading zip archive: failed finding central directory
+
+The model is made about 1 MB on purpose: with torch 2.13 a truncated file
+smaller than the zip end-of-archive search window (about 64 KiB) fails
+differently, with "OSError: [Errno 22] Invalid argument" (a negative seek),
+instead of the miniz message above.
 """
 import os
 import tempfile
@@ -15,7 +20,7 @@ import torch
 
 
 def main():
-    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    model = torch.nn.Sequential(torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Linear(512, 8))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "ckpt.pt")
         torch.save(model.state_dict(), path)
