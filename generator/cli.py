@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from .catalog import Catalog, build_catalog
 from .graph import build_graph
+from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
 from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
@@ -24,6 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="validate the content and write the site")
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
+    diagnose = sub.add_parser("diagnose", help="match a log against every error signature; nothing leaves this machine")
+    diagnose.add_argument("logs", nargs="*", default=["-"], metavar="LOG", help="log files, or - for standard input (default)")
+    diagnose.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    diagnose.add_argument("--json", action="store_true", help="print the result as JSON")
+    diagnose.add_argument("--top", type=int, default=5, help="how many entries to show (default: 5)")
     return parser
 
 
@@ -54,13 +63,36 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+CHUNK = 1 << 20
+
+
+def _chunks(name: str) -> Iterator[str]:
+    """Yield a log's text in chunks; bytes that are not UTF-8 become U+FFFD."""
+    if name == "-":
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="")
+        yield from iter(lambda: stream.read(CHUNK), "")
+        return
+    with open(name, encoding="utf-8", errors="replace", newline="") as f:
+        yield from iter(lambda: f.read(CHUNK), "")
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    for name in args.logs:
+        if name != "-" and not Path(name).is_file():
+            raise GeneratorError(f"{name}: no such log file")
+    index = SignatureIndex(load_catalog(args.content))
+    result = scan(index, ((name, _chunks(name)) for name in args.logs))
+    print(json.dumps(diagnosis_json(result), indent=2) if args.json else format_diagnosis(result, args.top))
+    return 0 if result.candidates else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 content problems, 2 usage)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    commands = {"check": _check, "build": _build}
+    commands = {"check": _check, "build": _build, "diagnose": _diagnose}
     try:
         return commands[args.command](args)
     except ContentError as exc:
