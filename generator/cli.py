@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from collections.abc import Iterator
@@ -66,14 +65,13 @@ def _build(args: argparse.Namespace) -> int:
 CHUNK = 1 << 20
 
 
-def _chunks(name: str) -> Iterator[str]:
-    """Yield a log's text in chunks; bytes that are not UTF-8 become U+FFFD."""
+def _chunks(name: str) -> Iterator[bytes]:
+    """Yield a log's raw bytes in chunks of CHUNK, from a file or standard input."""
     if name == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="")
-        yield from iter(lambda: stream.read(CHUNK), "")
+        yield from iter(lambda: sys.stdin.buffer.read(CHUNK), b"")
         return
-    with open(name, encoding="utf-8", errors="replace", newline="") as f:
-        yield from iter(lambda: f.read(CHUNK), "")
+    with open(name, "rb") as f:
+        yield from iter(lambda: f.read(CHUNK), b"")
 
 
 def _diagnose(args: argparse.Namespace) -> int:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import ahocorasick_rs
+
 from .catalog import Catalog
 from .schema import Role, Signature
 from .signatures import matches
@@ -26,7 +28,7 @@ STUCK_ENTRY = "ddp-rank-stuck-during-training"
 
 _RANK = re.compile(r"^\[(?:rank|default)(\d+)\]:|\[Rank (\d+)\]|\b[Rr]ank[ =:]?(\d+)\b")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+")
-_RANK_PREFIX = re.compile(r"^\[(?:rank|default)(\d+)\]:", re.MULTILINE)
+_RANK_PREFIX = re.compile(rb"\n\[(?:rank|default)(\d+)\]:")
 _COLLECTIVE = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=([A-Z_]+)")
 
 
@@ -95,8 +97,8 @@ class SignatureIndex:
         self.by_key: dict[str, list[tuple[str, Signature]]] = {}
         for slug, sig in self.signatures:
             self.by_key.setdefault(sig.key, []).append((slug, sig))
-        keys = sorted(self.by_key, key=lambda k: (-len(k), k))
-        self.prefilter = re.compile("|".join(map(re.escape, keys))) if keys else re.compile(r"(?!x)x")
+        # One Aho-Corasick pass over raw bytes finds every line that holds any key.
+        self.prefilter = ahocorasick_rs.BytesAhoCorasick([key.encode() for key in sorted(self.by_key)])
 
     def matching(self, line: str) -> Iterator[tuple[str, Signature]]:
         """Yield (slug, signature) for every signature that matches the line."""
@@ -117,8 +119,10 @@ def _time_of(line: str) -> str | None:
     return found.group(0) if found else None
 
 
-def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[str]]]) -> Diagnosis:
-    """Return the diagnosis of logs given as (name, text chunks); chunks may split lines anywhere.
+def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) -> Diagnosis:
+    """Return the diagnosis of logs given as (name, byte chunks); chunks may split lines anywhere.
+
+    Bytes that are not UTF-8 are read as U+FFFD; they never stop the scan.
 
     Evidence is ordered by source, then line: with one file per rank, pass them in
     the order they should be read.
@@ -150,32 +154,35 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[str]]]) ->
     return Diagnosis(_rank_candidates(index.catalog, hits, cross), cross)
 
 
-def _numbered_matches(index: SignatureIndex, chunks: Iterable[str], seen_ranks: set[str]) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) for the lines the pre-filter selects, reading chunk by chunk.
+def _numbered_matches(index: SignatureIndex, chunks: Iterable[bytes], seen_ranks: set[str]) -> Iterator[tuple[int, str]]:
+    """Yield (line number, line) for the lines that hold a signature key, reading chunk by chunk.
 
-    The pre-filter runs over whole chunks in C; Python only touches matching lines.
+    The pre-filter and the rank-prefix search run over whole chunks in native code;
+    Python only touches the lines that hold a key.
     """
-    carry = ""
+    carry = b""
     line_no = 1  # the number of the line that starts at `pos`
     for chunk in chunks:
         text = carry + chunk
-        cut = text.rfind("\n") + 1
+        cut = text.rfind(b"\n") + 1
         block, carry = text[:cut], text[cut:]
-        seen_ranks.update(m.group(1) for m in _RANK_PREFIX.finditer(block))
-        pos = 0
-        for found in index.prefilter.finditer(block):
-            start = block.rfind("\n", 0, found.start()) + 1
-            if start < pos:
-                continue  # another key on a line already yielded
-            line_no += block.count("\n", pos, start)
-            end = block.find("\n", found.end())
-            yield line_no, block[start:end]
-            line_no, pos = line_no + 1, end + 1
-        line_no += block.count("\n", pos)
+        yield from _block_matches(index, block, line_no, seen_ranks)
+        line_no += block.count(b"\n")
     if carry:
-        seen_ranks.update(m.group(1) for m in _RANK_PREFIX.finditer(carry))
-        if index.prefilter.search(carry):
-            yield line_no, carry
+        yield from _block_matches(index, carry + b"\n", line_no, seen_ranks)
+
+
+def _block_matches(index: SignatureIndex, block: bytes, line_no: int, seen_ranks: set[str]) -> Iterator[tuple[int, str]]:
+    seen_ranks.update(r.decode() for r in _RANK_PREFIX.findall(b"\n" + block))
+    pos = 0
+    for _key, found_start, found_end in index.prefilter.find_matches_as_indexes(block):
+        start = block.rfind(b"\n", 0, found_start) + 1
+        if start < pos:
+            continue  # another key on a line already yielded
+        line_no += block.count(b"\n", pos, start)
+        end = block.find(b"\n", found_end)
+        yield line_no, block[start:end].decode("utf-8", errors="replace")
+        line_no, pos = line_no + 1, end + 1
 
 
 def _cross_rank(collectives: dict[str, tuple[int, str]], seen_ranks: set[str]) -> CrossRank | None:

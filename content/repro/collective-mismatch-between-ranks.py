@@ -7,7 +7,9 @@ done on rank 0 only). Without debugging this is a hang until the collective
 timeout; with TORCH_DISTRIBUTED_DEBUG=DETAIL every collective is first
 checked against the other ranks' fingerprints and the job fails at once:
 
-    RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=1, OpType=ALLREDUCE, ...), but Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=1, OpType=BROADCAST, ...).
+    RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=1, OpType=BROADCAST, ...), but Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=1, OpType=ALLREDUCE, ...).
+
+(which rank reports it first can vary from run to run).
 
 The process group timeout is 10 s so that nothing can hang for long.
 """
