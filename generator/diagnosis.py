@@ -194,7 +194,7 @@ def _cross_rank(collectives: dict[str, tuple[int, str]], seen_ranks: set[str]) -
         groups.setdefault(work, []).append(rank)
     missing = sorted(seen_ranks - set(reports), key=int)
     if len(groups) > 1:
-        parts = "; ".join(f"ranks {','.join(r)} at SeqNum={seq} {op}" for (seq, op), r in sorted(groups.items()))
+        parts = "; ".join(f"rank{'s' * (len(r) > 1)} {','.join(r)} at SeqNum={seq} {op}" for (seq, op), r in sorted(groups.items()))
         return CrossRank("desync", reports, missing,
                          f"The ranks disagree on the collective they were waiting in ({parts}): they issued different "
                          "collectives, which points to a desync or collective mismatch rather than a network fault.")
