@@ -14,7 +14,7 @@ from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
 from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
-from .rendering import render_site, stylesheet
+from .rendering import TEMPLATES, render_site, stylesheet
 from .site import collect_files, write_site
 
 
@@ -56,7 +56,7 @@ def _check(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.content)
     graph = build_graph(catalog)
-    files = collect_files(render_site(catalog, graph), stylesheet())
+    files = collect_files(render_site(catalog, graph), stylesheet(), TEMPLATES / "static")
     write_site(files, args.out)
     print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
     return 0

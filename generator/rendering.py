@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .catalog import Catalog
+from .diagnosis import DESYNC_ENTRY, STUCK_ENTRY
 from .graph import Graph, neighbourhood, ring_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -162,7 +164,24 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
     for slug, hub in sorted(catalog.hubs.items()):
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
     yield from _graph_pages(catalog, graph, page)
+    yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
     yield page("404.html", "404.html")
+
+
+def _signature_json(catalog: Catalog, base: str) -> str:
+    """Return the signatures and entry facts the in-browser diagnosis needs, safe inside <script>."""
+    data = {
+        "base": base,
+        "desync_entry": DESYNC_ENTRY,
+        "stuck_entry": STUCK_ENTRY,
+        "entries": {slug: {"id": item.entry.id, "title": item.entry.title,
+                           "caused_by": [l.slug for l in catalog.links.get(slug, []) if l.type == "caused-by"]}
+                    for slug, item in sorted(catalog.entries.items())},
+        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role}
+                       for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
+    }
+    # "<" escaped so that no content can close the <script> element it is embedded in.
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
 
 
 OVERVIEW_LIMIT = 150  # above this many entries the overview shows categories only

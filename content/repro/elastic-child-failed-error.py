@@ -4,17 +4,19 @@ Run without arguments, the script launches itself under
 `python -m torch.distributed.run` (torchrun) with 2 local workers on
 127.0.0.1 and a free port. Each worker joins a gloo process group; rank 1
 then raises an exception (standing in for any user-code error: a bad batch,
-a shape error, a missing file) while rank 0 waits in a barrier. The elastic
-agent sees worker 1 exit with code 1, stops rank 0 with SIGTERM, and
-prints its failure summary:
+a shape error, a missing file) while rank 0 waits in a barrier. With gloo,
+rank 0's barrier then fails too ("Connection closed by peer"), so both
+workers exit with code 1, and the elastic agent prints its failure summary:
 
-    ERROR ... failed (exitcode: 1) local_rank: 1 (pid: N) of binary: .../python
+    E... api.py:NNN] failed (exitcode: 1) local_rank: 0 (pid: N) of binary: .../python
     torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     ...
       traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
 
 The real cause (the ValueError) is only in rank 1's own traceback above the
-summary, which is why this error is "collateral".
+summary, which is why this error is "collateral". Note that the summary's
+"Root Cause (first observed failure)" may name rank 0, the victim, when the
+agent happens to notice rank 0's exit first (it did in the captured log).
 """
 import os
 import socket

@@ -1,0 +1,71 @@
+"""Shared fixtures for tests in real headless Chromium (Debian's /usr/bin/chromium via Playwright)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+def need_browser() -> None:
+    """Skip when Chromium or Playwright is missing, except in CI where a skip would hide a gap."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        missing = "the playwright package"
+    else:
+        missing = "" if shutil.which(CHROMIUM) else CHROMIUM
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing} is not installed; .ci/run must install it")
+        pytest.skip(f"{missing} is not installed")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def serve(root: Path, prefix: str = "") -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve root on a free loopback port under an optional sub-path prefix; return (server, base URL)."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path: str) -> str:
+            if prefix and path.startswith(prefix):
+                path = path[len(prefix):] or "/"
+            elif prefix:
+                return str(root / "__nowhere__")
+            return super().translate_path(path)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{prefix}/"
+
+
+class PageErrors:
+    """Collects console errors, page errors and dialogs, which hostile content must never cause."""
+
+    def __init__(self, page: object) -> None:
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
+        page.on("pageerror", lambda e: self.errors.append(str(e)))  # type: ignore[attr-defined]
+        page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))  # type: ignore[attr-defined]
