@@ -2,13 +2,17 @@
 
 DistributedDataParallel's constructor first verifies that every rank has
 the same number and shapes of parameters, then broadcasts rank 0's
-parameters to the others. Here rank 1 freezes its model (requires_grad=False
-on every parameter, e.g. a rank-dependent "freeze backbone" flag), so DDP
-on rank 1 sees 0 trainable parameters while rank 0 sees 2. Without the
-check the ranks would issue different broadcasts and hang; with it DDP
-fails at construction:
+parameters to the others. Here rank 1 builds its model from a different
+config (bias=False, as when a config file or a flag differs between nodes),
+so rank 1 has 1 parameter while rank 0 has 2. Without the check the ranks
+would issue different broadcasts and hang; with it DDP fails at
+construction:
 
-    RuntimeError: DDP expects same model across all ranks, but Rank 0 has 2 params, while rank 1 has inconsistent 0 params.
+    RuntimeError: DDP expects same model across all ranks, but Rank 0 has 2 params, while rank 1 has inconsistent 1 params.
+
+(Observed with torch 2.13.0: freezing all of rank 1's parameters instead
+fails earlier on rank 1 with "DistributedDataParallel is not needed when a
+module doesn't have any parameter that requires a gradient.")
 
 The check uses the process group itself, so it works the same with gloo as
 with NCCL. Two ranks, gloo backend, CPU, started with
@@ -39,10 +43,8 @@ def worker(rank, port):
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=10))
     try:
-        model = torch.nn.Linear(8, 4)
-        if rank == 1:
-            for p in model.parameters():
-                p.requires_grad_(False)  # rank-dependent freezing
+        use_bias = rank != 1  # config differs on rank 1
+        model = torch.nn.Linear(8, 4, bias=use_bias)
         DDP(model)
         print(f"rank {rank}: DDP constructed", flush=True)
     except RuntimeError:
