@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -27,6 +28,32 @@ class Link:
     declared: bool
 
 
+@dataclass(frozen=True)
+class Term:
+    """One value of a taxonomy (a category, tag, system, severity or failure mode) and its entries."""
+
+    slug: str
+    label: str
+    description: str
+    entries: list[str]
+
+
+TAXONOMIES = {
+    "categories": "Categories",
+    "tags": "Tags",
+    "systems": "Affected systems",
+    "severities": "Severities",
+    "failure-modes": "Failure modes",
+}
+SEVERITY_ORDER = ["critical", "high", "medium", "low"]
+FAILURE_MODES = ["hang", "crash", "slow", "divergence", "silent-corruption", "error"]
+
+
+def system_slug(name: str) -> str:
+    """Return the taxonomy slug of an affected system name: 'PyTorch (ProcessGroupNCCL)' -> 'pytorch'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.split("(")[0].strip().lower()).strip("-") or "other"
+
+
 @dataclass
 class Catalog:
     """Every entry by slug, and what links them."""
@@ -35,8 +62,7 @@ class Catalog:
     categories: dict[str, Category]
     hubs: dict[str, LoadedHub]
     links: dict[str, list[Link]] = field(default_factory=dict)
-    by_category: dict[str, list[str]] = field(default_factory=dict)
-    by_tag: dict[str, list[str]] = field(default_factory=dict)
+    taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def ordered(self) -> list[LoadedEntry]:
@@ -122,11 +148,46 @@ def _index_hubs(catalog: Catalog) -> list[Problem]:
 
 
 def _index_taxonomies(catalog: Catalog) -> None:
-    by_category: dict[str, list[str]] = defaultdict(list)
-    by_tag: dict[str, list[str]] = defaultdict(list)
+    members: dict[str, dict[str, list[str]]] = {kind: defaultdict(list) for kind in TAXONOMIES}
+    labels: dict[str, str] = {}
     for item in catalog.ordered():
-        by_category[item.entry.category].append(item.slug)
-        for tag in item.entry.tags:
-            by_tag[tag].append(item.slug)
-    catalog.by_category = dict(by_category)
-    catalog.by_tag = dict(sorted(by_tag.items()))
+        entry = item.entry
+        members["categories"][entry.category].append(item.slug)
+        members["severities"][entry.severity].append(item.slug)
+        members["failure-modes"][entry.failure_mode].append(item.slug)
+        for tag in entry.tags:
+            members["tags"][tag].append(item.slug)
+        for system in {system_slug(s.name): s.name.split("(")[0].strip() for s in entry.affected_systems}.items():
+            members["systems"][system[0]].append(item.slug)
+            labels.setdefault(system[0], system[1])
+    order = {
+        "categories": sorted(catalog.categories),
+        "tags": sorted(members["tags"]),
+        "systems": sorted(members["systems"]),
+        "severities": [s for s in SEVERITY_ORDER if s in members["severities"]],
+        "failure-modes": [m for m in FAILURE_MODES if m in members["failure-modes"]],
+    }
+    catalog.taxonomies = {
+        kind: {term: Term(term, _label(catalog, kind, term, labels), _description(catalog, kind, term), members[kind].get(term, []))
+               for term in order[kind]}
+        for kind in TAXONOMIES
+    }
+
+
+def _label(catalog: Catalog, kind: str, term: str, systems: dict[str, str]) -> str:
+    if kind == "categories":
+        return catalog.categories[term].title
+    if kind == "systems":
+        return systems[term]
+    return term.replace("-", " ").capitalize() if kind in ("severities", "failure-modes") else term
+
+
+def _description(catalog: Catalog, kind: str, term: str) -> str:
+    descriptions = {
+        "categories": lambda: catalog.categories[term].description,
+        "tags": lambda: f"Entries tagged {term}.",
+        "systems": lambda: "Entries that list this system among the affected systems.",
+        "severities": lambda: f"Entries of {term} severity.",
+        "failure-modes": lambda: f"Failures whose mode is: {term.replace('-', ' ')}.",
+    }
+    return descriptions[kind]()

@@ -17,7 +17,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from .catalog import Catalog
+from .catalog import TAXONOMIES, Catalog, system_slug
 from .diagnosis import DESYNC_ENTRY, STUCK_ENTRY
 from .graph import Graph, neighbourhood, ring_map
 
@@ -136,6 +136,8 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
         "relation_labels": RELATION_LABELS,
         "sections": SECTIONS,
         "category_names": {slug: c.title for slug, c in catalog.categories.items()},
+        "taxonomy_names": TAXONOMIES,
+        "system_slug": system_slug,
     }
 
     def page(path: str, template: str, **context: Any) -> Page:
@@ -150,15 +152,13 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
     for item in entries:
         yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry,
                    layout=neighbourhood(catalog, graph, item.slug))
-    yield page("categories/index.html", "taxonomy.html", title="Categories", kind="categories",
-               groups=[(slug, catalog.categories[slug].title, len(catalog.by_category.get(slug, []))) for slug in sorted(catalog.categories)])
-    for slug, category in sorted(catalog.categories.items()):
-        items = [catalog.entries[s] for s in catalog.by_category.get(slug, [])]
-        yield page(f"categories/{slug}/index.html", "listing.html", title=category.title, items=items, intro=category.description)
-    yield page("tags/index.html", "taxonomy.html", title="Tags", kind="tags",
-               groups=[(tag, tag, len(slugs)) for tag, slugs in catalog.by_tag.items()])
-    for tag, slugs in catalog.by_tag.items():
-        yield page(f"tags/{tag}/index.html", "listing.html", title=f"Tag: {tag}", items=[catalog.entries[s] for s in slugs], intro=f"Entries tagged {tag}.")
+    for kind, terms in catalog.taxonomies.items():
+        yield page(f"{kind}/index.html", "taxonomy.html", title=TAXONOMIES[kind], kind=kind,
+                   groups=[(t.slug, t.label, len(t.entries)) for t in terms.values()])
+        for term in terms.values():
+            title = term.label if kind == "categories" else f"{TAXONOMIES[kind].rstrip('s')}: {term.label}"
+            yield page(f"{kind}/{term.slug}/index.html", "listing.html", title=title,
+                       items=[catalog.entries[s] for s in term.entries], intro=term.description)
     yield page("hubs/index.html", "taxonomy.html", title="Hubs", kind="hubs",
                groups=[(slug, hub.hub.title, len(hub.hub.rows)) for slug, hub in sorted(catalog.hubs.items())])
     for slug, hub in sorted(catalog.hubs.items()):
@@ -192,7 +192,7 @@ def _graph_pages(catalog: Catalog, graph: Graph, page: Callable[..., Page]) -> I
     overview = ring_map(catalog, graph, everything) if len(everything) <= OVERVIEW_LIMIT else None
     yield page("graph/index.html", "graph.html", layout=overview, category=None, slugs=everything)
     for slug in sorted(catalog.categories):
-        members = catalog.by_category.get(slug, [])
+        members = catalog.taxonomies["categories"][slug].entries
         if members:
             yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
 

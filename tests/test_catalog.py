@@ -22,8 +22,10 @@ def test_inverse_relation_is_shown_on_the_other_entry(content: Path) -> None:
     catalog = build_catalog(load_content(content))
     assert catalog.links["first-failure"] == [Link("causes", "second-failure", True)]
     assert catalog.links["second-failure"] == [Link("caused-by", "first-failure", False)]
-    assert catalog.by_category == {"distributed-training": ["first-failure"], "memory": ["second-failure"]}
-    assert catalog.by_tag["nccl"] == ["first-failure", "second-failure"]
+    assert {k: t.entries for k, t in catalog.taxonomies["categories"].items()} == {
+        "distributed-training": ["first-failure"], "memory": ["second-failure"]}
+    assert catalog.taxonomies["tags"]["nccl"].entries == ["first-failure", "second-failure"]
+    assert list(catalog.taxonomies["severities"]) == ["high"]
 
 
 @pytest.mark.parametrize(
