@@ -7,8 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .errors import ContentError, Problem
-from .loading import Content, LoadedEntry, LoadedHub
-from .schema import Category, RelationType
+from .loading import Content, LoadedEntry, LoadedHub, SourceMap
+from .schema import Category, Ledger, RelationType, SiteConfig
 
 INVERSE: dict[str, RelationType] = {
     "causes": "caused-by",
@@ -61,6 +61,10 @@ class Catalog:
     entries: dict[str, LoadedEntry]
     categories: dict[str, Category]
     hubs: dict[str, LoadedHub]
+    site: SiteConfig = field(default_factory=SiteConfig)
+    ledger: Ledger = field(default_factory=lambda: Ledger({}))
+    aliases: dict[str, str] = field(default_factory=dict)  # old slug -> live slug
+    ids: dict[str, str] = field(default_factory=dict)  # every published ID -> live slug
     links: dict[str, list[Link]] = field(default_factory=dict)
     taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -83,13 +87,48 @@ def build_catalog(content: Content) -> Catalog:
             problems.append(item.source.problem(("id",), "E020", f"{item.entry.id!r} is already used by {first.path} (expected a unique ID)"))
         if categories and item.entry.category not in categories:
             problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
-    catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs})
+    catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs}, content.site, content.ledger)
+    problems += _resolve_aliases(catalog)
+    problems += _check_ledger(catalog, content.ledger_source)
     problems += _link_relations(catalog)
     problems += _index_hubs(catalog)
     if problems:
         raise ContentError(problems)
     _index_taxonomies(catalog)
     return catalog
+
+
+def _resolve_aliases(catalog: Catalog) -> list[Problem]:
+    problems = []
+    for slug in sorted(catalog.entries):
+        item = catalog.entries[slug]
+        for i, alias in enumerate(item.entry.aliases):
+            if alias in catalog.entries:
+                problems.append(item.source.problem(("aliases", i), "E050", f"{alias!r} is the slug of a live entry, {catalog.entries[alias].path} (expected an old slug no entry uses)"))
+            elif alias in catalog.aliases:
+                owner = catalog.entries[catalog.aliases[alias]].path
+                problems.append(item.source.problem(("aliases", i), "E050", f"{alias!r} is already an alias of {owner} (expected each old slug on one entry)"))
+            else:
+                catalog.aliases[alias] = slug
+    catalog.ids = {item.entry.id: slug for slug, item in sorted(catalog.entries.items())}
+    return problems
+
+
+def _check_ledger(catalog: Catalog, source: SourceMap | None) -> list[Problem]:
+    """Every ID and slug ever published must still lead to an entry: the one that has the ID."""
+    problems = []
+    for entry_id, slugs in sorted(catalog.ledger.root.items()):
+        holder = catalog.ids.get(entry_id)
+        for i, old in enumerate(slugs):
+            lands = old if old in catalog.entries else catalog.aliases.get(old)
+            if lands is None or (holder is not None and lands != holder):
+                where = f"{catalog.entries[holder].path}" if holder else "the entry that replaced it"
+                assert source is not None
+                problems.append(source.problem((entry_id, i), "E051",
+                    f"{old!r} was published for {entry_id} but no longer leads to it (expected {old!r} in the aliases of {where})"))
+            elif holder is None:
+                catalog.ids[entry_id] = lands  # a merged entry's ID redirects to where its slug lives on
+    return problems
 
 
 def _link_relations(catalog: Catalog) -> list[Problem]:

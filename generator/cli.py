@@ -8,6 +8,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from .api import render_api
 from .catalog import Catalog, build_catalog
 from .graph import build_graph
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
@@ -15,6 +18,7 @@ from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, render_site, stylesheet
+from .schema import SiteConfig
 from .site import collect_files, write_site
 
 
@@ -27,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="validate the content and write the site")
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
+    build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
+    ledger = sub.add_parser("ledger", help="record every live ID and slug in content/ledger.yaml (append-only)")
+    ledger.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     diagnose = sub.add_parser("diagnose", help="match a log against every error signature; nothing leaves this machine")
     diagnose.add_argument("logs", nargs="*", default=["-"], metavar="LOG", help="log files, or - for standard input (default)")
     diagnose.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
@@ -55,10 +62,40 @@ def _check(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.content)
+    if args.base_url:
+        try:
+            catalog.site = SiteConfig(title=catalog.site.title, description=catalog.site.description, base_url=args.base_url)
+        except ValidationError as exc:
+            raise GeneratorError(f"--base-url {args.base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     graph = build_graph(catalog)
-    files = collect_files(render_site(catalog, graph), stylesheet(), TEMPLATES / "static")
+    pages = list(render_site(catalog, graph))
+    api = render_api(catalog, [p.path for p in pages if p.listed])
+    files = collect_files(pages, stylesheet(), TEMPLATES / "static", api)
     write_site(files, args.out)
     print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
+    return 0
+
+
+LEDGER_HEADER = """\
+# Every entry ID ever published, with every slug it was published under.
+# Append-only: `encyclopedia ledger` adds new IDs and slugs; `encyclopedia check`
+# fails when one of them no longer leads to its entry (add the old slug to the
+# entry's `aliases:` when renaming it).
+"""
+
+
+def _ledger(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.content)
+    recorded = {entry_id: list(slugs) for entry_id, slugs in catalog.ledger.root.items()}
+    added = 0
+    for slug, item in sorted(catalog.entries.items()):
+        slugs = recorded.setdefault(item.entry.id, [])
+        if slug not in slugs:
+            slugs.append(slug)
+            added += 1
+    lines = [f"{entry_id}: [{', '.join(slugs)}]" for entry_id, slugs in sorted(recorded.items())]
+    (args.content / "ledger.yaml").write_text(LEDGER_HEADER + "\n".join(lines) + "\n", encoding="utf-8")
+    print(f"recorded {added} new slug{'s' * (added != 1)}; the ledger holds {len(recorded)} IDs")
     return 0
 
 
@@ -90,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    commands = {"check": _check, "build": _build, "diagnose": _diagnose}
+    commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger}
     try:
         return commands[args.command](args)
     except ContentError as exc:

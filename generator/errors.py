@@ -80,6 +80,16 @@ RULES: dict[str, Rule] = {
              "browser; they must mean the same in both and must not be able to hang a browser tab.",
              "Use plain characters, [classes], \\d \\w \\s, (?:groups), alternation and single-level "
              "quantifiers; no lookarounds, named groups, inline flags or nested unbounded repeats."),
+        Rule("E050", "alias-collision", "An alias redirects an old address to an entry; it cannot "
+             "also be a live slug or another entry's alias, or one address would mean two pages.",
+             "Remove the alias, or keep it on only one entry."),
+        Rule("E051", "broken-permalink", "Every ID and slug ever published (content/ledger.yaml) keeps "
+             "working forever: incident documents link to them.",
+             "When renaming an entry, list its old slug under `aliases:`; never delete an entry's ID, "
+             "and when merging entries add the old slug as an alias of the survivor."),
+        Rule("E052", "unrecorded-permalink", "The ledger records each published ID and slug so that "
+             "a later rename cannot silently break links (a warning; an error under --strict).",
+             "Run `encyclopedia ledger` and commit content/ledger.yaml with your entry."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

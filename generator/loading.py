@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
-from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub
+from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, SiteConfig
 from .signatures import check_signature
 
 MAX_FILE_BYTES = 1_000_000
@@ -85,6 +85,9 @@ class Content:
     root: Path
     categories: Categories | None = None
     categories_source: SourceMap | None = None
+    site: SiteConfig = field(default_factory=SiteConfig)
+    ledger: Ledger = field(default_factory=lambda: Ledger({}))
+    ledger_source: SourceMap | None = None
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -110,6 +113,16 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
             content.categories, content.categories_source = loaded
     else:
         content.problems.append(Problem(_display(cat_path, base), 1, 1, "", "file missing (expected the list of categories)", "E021"))
+    site_path = content_dir / "site.yaml"
+    if site_path.exists():
+        loaded_site = _load_model(site_path, root, base, SiteConfig, content.problems)
+        if loaded_site:
+            content.site = loaded_site[0]
+    ledger_path = content_dir / "ledger.yaml"
+    if ledger_path.exists():
+        loaded_ledger = _load_model(ledger_path, root, base, Ledger, content.problems)
+        if loaded_ledger:
+            content.ledger, content.ledger_source = loaded_ledger
     for path in _yaml_files(content_dir / "failures", base, content.problems):
         loaded_entry = _load_model(path, root, base, Entry, content.problems)
         if loaded_entry:
@@ -260,6 +273,9 @@ class _Builder:
 def _problem_from_pydantic(err: ErrorDetails, model: type[BaseModel], source: SourceMap) -> Problem:
     loc: Loc = tuple(err["loc"])
     kind = err["type"]
+    if loc and loc[-1] == "[key]":  # a mapping key (in the ledger) has the wrong format
+        loc = loc[:-1]
+        return source.problem(loc, "E013", f"{loc[-1]!r} has the wrong format (expected {_PATTERN_NAMES.get(err.get('ctx', {}).get('pattern', ''), 'a valid key')})", key=True)
     annotation = _annotation_at(model, loc)
     given = err.get("input")
     if kind == "missing":

@@ -37,6 +37,9 @@ def check_quality(catalog: Catalog) -> list[Problem]:
         if entry.faq and not any(_SCALING.search(f.question) for f in entry.faq):
             problems.append(item.source.problem(("faq",), "E040", "no question on scaling (expected one FAQ on how the failure changes from 1 to 1000 GPUs)", key=True))
     problems += _overlaps(catalog)
+    for slug, item in sorted(catalog.entries.items()):
+        if slug not in catalog.ledger.root.get(item.entry.id, []):
+            problems.append(item.source.problem(("id",), "E052", f"{item.entry.id} {slug} is not recorded in content/ledger.yaml (run `encyclopedia ledger`)"))
     return [replace(p, warning=True) for p in problems]
 
 

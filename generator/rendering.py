@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from markdown_it import MarkdownIt
@@ -17,6 +18,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from .api import signature_data
 from .catalog import TAXONOMIES, Catalog, system_slug
 from .diagnosis import DESYNC_ENTRY, STUCK_ENTRY
 from .graph import Graph, neighbourhood, ring_map
@@ -54,6 +56,7 @@ class Page:
 
     path: str
     text: str
+    listed: bool = True  # in the sitemap (not redirects or the 404 page)
 
 
 def _highlight(code: str, language: str) -> str:
@@ -123,7 +126,7 @@ def _relative(from_path: str) -> Callable[[str], str]:
     return url
 
 
-def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, base_path: str = "/") -> Iterator[Page]:
+def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> Iterator[Page]:
     """Yield every HTML page of the site, in a fixed order.
 
     Links are relative so the site works from any sub-path; only 404.html, which a
@@ -140,10 +143,14 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
         "system_slug": system_slug,
     }
 
-    def page(path: str, template: str, **context: Any) -> Page:
+    base_path = urlsplit(catalog.site.base_url).path
+
+    def page(path: str, template: str, listed: bool = True, **context: Any) -> Page:
         url = (lambda target: base_path + target) if path == "404.html" else _relative(path)
-        text = env.get_template(template).render(url=url, entry_url=lambda slug: url(f"failures/{slug}/"), page_path=path, **shared, **context)
-        return Page(path, text)
+        canonical = catalog.site.base_url + path.removesuffix("index.html")
+        text = env.get_template(template).render(url=url, entry_url=lambda slug: url(f"failures/{slug}/"), page_path=path,
+                                                 canonical=canonical, site=catalog.site, **shared, **context)
+        return Page(path, text, listed)
 
     entries = catalog.ordered()
     recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]
@@ -165,21 +172,16 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, bas
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
     yield from _graph_pages(catalog, graph, page)
     yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
-    yield page("404.html", "404.html")
+    yield page("404.html", "404.html", listed=False)
+    for alias, slug in sorted(catalog.aliases.items()):
+        yield page(f"failures/{alias}/index.html", "redirect.html", listed=False, target=slug, reason=f"This entry moved: {alias} is now {slug}.")
+    for entry_id, slug in sorted(catalog.ids.items()):
+        yield page(f"id/{entry_id}/index.html", "redirect.html", listed=False, target=slug, reason=f"{entry_id} is the permanent ID of this entry.")
 
 
 def _signature_json(catalog: Catalog, base: str) -> str:
     """Return the signatures and entry facts the in-browser diagnosis needs, safe inside <script>."""
-    data = {
-        "base": base,
-        "desync_entry": DESYNC_ENTRY,
-        "stuck_entry": STUCK_ENTRY,
-        "entries": {slug: {"id": item.entry.id, "title": item.entry.title,
-                           "caused_by": [l.slug for l in catalog.links.get(slug, []) if l.type == "caused-by"]}
-                    for slug, item in sorted(catalog.entries.items())},
-        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role}
-                       for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
-    }
+    data = {**signature_data(catalog), "base": base, "desync_entry": DESYNC_ENTRY, "stuck_entry": STUCK_ENTRY}
     # "<" escaped so that no content can close the <script> element it is embedded in.
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
 

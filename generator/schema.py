@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ID_PATTERN = r"^MTF-[0-9]{4,6}$"
@@ -158,3 +158,23 @@ class Hub(_Model):
     rows: Annotated[list[HubRow], Field(min_length=1)]
     env_vars: list[HubEnvVar] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
+
+
+def _site_root(url: str) -> str:
+    if not url.endswith("/"):
+        raise ValueError("must end with '/' (the folder the site is served from)")
+    return url
+
+
+class SiteConfig(_Model):
+    """content/site.yaml: what the site is called and where it is published."""
+
+    title: Line = "ML Training Failure Encyclopedia"
+    description: Text = "Open encyclopedia of the ways large ML training runs fail, with the fix for each."
+    base_url: Annotated[HttpsUrl, AfterValidator(_site_root)] = "https://example.org/"
+
+
+class Ledger(RootModel[dict[EntryId, list[Slug]]]):
+    """content/ledger.yaml: every ID ever published, with every slug it was published under."""
+
+    model_config = ConfigDict(frozen=True)

@@ -14,7 +14,7 @@ from .rendering import Page
 MARKER = ".encyclopedia-build"
 
 
-def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None) -> dict[str, bytes]:
+def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None, extra: dict[str, str] | None = None) -> dict[str, bytes]:
     """Return every output file by site path, refusing two pages with one path.
 
     Static assets (scripts) are copied from `static` into assets/; the stylesheet is
@@ -23,7 +23,7 @@ def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = 
     files: dict[str, bytes] = {"assets/style.css": stylesheet.encode("utf-8")}
     for asset in sorted(p for p in static.iterdir() if p.suffix in {".js", ".svg"}) if static else []:
         files[f"assets/{asset.name}"] = asset.read_bytes()
-    for page in pages:
+    for page in [*pages, *(Page(path, text) for path, text in sorted((extra or {}).items()))]:
         path = PurePosixPath(page.path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             raise GeneratorError(f"refusing to write {page.path!r}: outside the output folder")

@@ -66,5 +66,6 @@ def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "categories.yaml": CATEGORIES,
         "failures/first-failure.yaml": entry_yaml("MTF-0001", "First failure", "- slug: second-failure\n  type: causes\n"),
         "failures/second-failure.yaml": entry_yaml("MTF-0002", "Second failure", category="memory"),
+        "ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\n",
     })
     return tmp_path / "content"

@@ -25,7 +25,7 @@ def test_two_builds_are_byte_identical_across_hash_seeds(content: Path, tmp_path
         env = {**os.environ, "PYTHONHASHSEED": seed}
         subprocess.run([sys.executable, "-m", "generator", "build", "--out", out], cwd=tmp_path, env=env, check=True, capture_output=True)
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
-    assert len(_tree(tmp_path / "a")) == 25
+    assert len(_tree(tmp_path / "a")) == 37
 
 
 def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Path) -> None:
@@ -37,12 +37,19 @@ def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "site"]
 
 
-def test_rebuild_replaces_the_old_site(content: Path, tmp_path: Path) -> None:
+def test_renamed_entry_keeps_its_old_address_as_a_redirect(content: Path, tmp_path: Path) -> None:
     assert main(["build", "--out", "site"]) == 0
-    (content / "failures/second-failure.yaml").unlink()
-    (content / "failures/first-failure.yaml").write_text((content / "failures/first-failure.yaml").read_text().split("related:")[0])
+    old = content / "failures/second-failure.yaml"
+    old.rename(content / "failures/renamed-failure.yaml")
+    assert main(["build", "--out", "site"]) == 1  # the published slug would break
+    (content / "failures/renamed-failure.yaml").write_text(old.with_name("renamed-failure.yaml").read_text() + "aliases: [second-failure]\n")
+    (content / "failures/first-failure.yaml").write_text((content / "failures/first-failure.yaml").read_text().replace("second-failure", "renamed-failure"))
     assert main(["build", "--out", "site"]) == 0
-    assert not (tmp_path / "site/failures/second-failure").exists()
+    redirect = (tmp_path / "site/failures/second-failure/index.html").read_text()
+    assert '<meta http-equiv="refresh" content="0; url=../renamed-failure/">' in redirect
+    assert '<link rel="canonical" href="https://example.org/failures/renamed-failure/">' in redirect
+    assert (tmp_path / "site/failures/renamed-failure/index.html").is_file()
+    assert "../../failures/renamed-failure/" in (tmp_path / "site/id/MTF-0002/index.html").read_text()
     assert (tmp_path / "site" / MARKER).is_file()
 
 

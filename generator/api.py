@@ -1,0 +1,140 @@
+"""Machine-readable files: the JSON API, the entry schema, sitemap, robots.txt and the Atom feed.
+
+Pure functions from the catalog to {site path: text}; all generated from the same
+pydantic models as the pages, in a fixed order so that builds are byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from xml.sax.saxutils import escape, quoteattr
+
+import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from .catalog import Catalog
+from .schema import Entry, FailureMode, RelationType, Severity
+
+FEED_SIZE = 50
+
+
+class ApiLink(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    slug: str
+    type: RelationType
+    declared: bool
+
+
+class ApiEntry(Entry):
+    """/api/failures/<slug>.json: the entry as written, plus its address and all its relations."""
+
+    slug: str
+    url: str
+    links: list[ApiLink]
+
+
+class ApiSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    slug: str
+    title: str
+    category: str
+    severity: Severity
+    failure_mode: FailureMode
+    tags: list[str]
+    summary: str
+    url: str
+    last_reviewed: datetime.date
+
+
+class ApiIndex(BaseModel):
+    """/api/index.json: one summary per entry."""
+
+    model_config = ConfigDict(extra="forbid")
+    entries: list[ApiSummary]
+
+
+SCHEMAS = {"entry": Entry, "api-entry": ApiEntry, "api-index": ApiIndex}
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+
+def entry_url(catalog: Catalog, slug: str) -> str:
+    """Return the canonical absolute URL of an entry."""
+    return f"{catalog.site.base_url}failures/{slug}/"
+
+
+def render_api(catalog: Catalog, html_paths: list[str]) -> dict[str, str]:
+    """Return the machine-readable files by site path; html_paths are the pages for the sitemap."""
+    index = ApiIndex(entries=[_summary(catalog, item.slug) for item in catalog.ordered()])
+    files = {
+        "api/index.json": _json(index.model_dump(mode="json")),
+        "api/signatures.json": _json(signature_data(catalog)),
+        "sitemap.xml": _sitemap(catalog, html_paths),
+        "robots.txt": f"User-agent: *\nAllow: /\nSitemap: {catalog.site.base_url}sitemap.xml\n",
+        "feed.xml": _feed(catalog),
+    }
+    for name, model in SCHEMAS.items():
+        files[f"schema/{name}.schema.json"] = _json(model.model_json_schema())
+    for slug, item in sorted(catalog.entries.items()):
+        links = [ApiLink(slug=l.slug, type=l.type, declared=l.declared) for l in catalog.links.get(slug, [])]
+        full = ApiEntry(**item.entry.model_dump(), slug=slug, url=entry_url(catalog, slug), links=links)
+        files[f"api/failures/{slug}.json"] = _json(full.model_dump(mode="json"))
+    return files
+
+
+def _summary(catalog: Catalog, slug: str) -> ApiSummary:
+    entry = catalog.entries[slug].entry
+    return ApiSummary(id=entry.id, slug=slug, title=entry.title, category=entry.category, severity=entry.severity,
+                      failure_mode=entry.failure_mode, tags=entry.tags, summary=entry.summary,
+                      url=entry_url(catalog, slug), last_reviewed=entry.last_reviewed)
+
+
+def signature_data(catalog: Catalog) -> dict[str, object]:
+    """Return every signature with the entry facts that search and diagnosis need in the browser."""
+    return {
+        "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
+                           "severity": item.entry.severity,
+                           "caused_by": [l.slug for l in catalog.links.get(slug, []) if l.type == "caused-by"]}
+                    for slug, item in sorted(catalog.entries.items())},
+        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role}
+                       for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
+    }
+
+
+def _sitemap(catalog: Catalog, html_paths: list[str]) -> str:
+    lastmod = {f"failures/{slug}/index.html": item.entry.last_reviewed.isoformat() for slug, item in catalog.entries.items()}
+    rows = []
+    for path in sorted(html_paths):
+        loc = catalog.site.base_url + path.removesuffix("index.html")
+        mod = f"<lastmod>{lastmod[path]}</lastmod>" if path in lastmod else ""
+        rows.append(f"  <url><loc>{escape(loc)}</loc>{mod}</url>")
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            + "\n".join(rows) + "\n</urlset>\n")
+
+
+def _feed(catalog: Catalog) -> str:
+    site = catalog.site
+    newest = sorted(catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug), reverse=True)[:FEED_SIZE]
+    updated = newest[0].entry.last_reviewed.isoformat() if newest else "1970-01-01"
+    items = []
+    for item in newest:
+        url = entry_url(catalog, item.slug)
+        items.append(
+            "  <entry>\n"
+            f"    <title>{escape(item.entry.title)}</title>\n"
+            f"    <link href={quoteattr(url)}/>\n"
+            f"    <id>{escape(site.base_url)}id/{item.entry.id}/</id>\n"
+            f"    <updated>{item.entry.last_reviewed.isoformat()}T00:00:00Z</updated>\n"
+            f"    <category term={quoteattr(item.entry.category)}/>\n"
+            f"    <summary>{escape(item.entry.summary)}</summary>\n"
+            "  </entry>")
+    return ('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
+            f"  <title>{escape(site.title)}</title>\n  <subtitle>{escape(site.description)}</subtitle>\n"
+            f"  <link href={quoteattr(site.base_url + 'feed.xml')} rel=\"self\"/>\n  <link href={quoteattr(site.base_url)}/>\n"
+            f"  <id>{escape(site.base_url)}</id>\n  <updated>{updated}T00:00:00Z</updated>\n"
+            f"  <author><name>{escape(site.title)} contributors</name></author>\n"
+            + "\n".join(items) + "\n</feed>\n")
