@@ -85,3 +85,44 @@ def test_hub_rows_must_link_existing_entries_and_documented_variables(content: P
         "content/hubs/nccl.yaml:9:11: rows[0].env[0]: NCCL_DEBUG is not in env_vars (expected every variable a row names to be explained) [E028 undocumented-env-var]",
         "content/hubs/nccl.yaml:10:30: rows[0].entries[1]: no entry 'missing-entry' (expected the slug of an existing entry) [E026 dangling-hub-entry]",
     ]
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", extra="aliases: [first-failure]\n")},
+            "content/failures/third.yaml:20:11: aliases[0]: 'first-failure' is the slug of a live entry, content/failures/first-failure.yaml (expected an old slug no entry uses) [E050 alias-collision]",
+            id="alias-is-live-slug",
+        ),
+        pytest.param(
+            {"failures/third.yaml": entry_yaml("MTF-0003", "Third", extra="aliases: [old-name]\n"),
+             "failures/fourth.yaml": entry_yaml("MTF-0004", "Fourth", extra="aliases: [old-name]\n")},
+            "content/failures/third.yaml:20:11: aliases[0]: 'old-name' is already an alias of content/failures/fourth.yaml (expected each old slug on one entry) [E050 alias-collision]",
+            id="alias-twice",
+        ),
+        pytest.param(
+            {"ledger.yaml": "MTF-0001: [first-failure, first-name]\nMTF-0002: [second-failure]\n"},
+            "content/ledger.yaml:1:27: MTF-0001[1]: 'first-name' was published for MTF-0001 but no longer leads to it (expected 'first-name' in the aliases of content/failures/first-failure.yaml) [E051 broken-permalink]",
+            id="renamed-without-alias",
+        ),
+        pytest.param(
+            {"ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\nMTF-0007: [deleted-entry]\n"},
+            "content/ledger.yaml:3:12: MTF-0007[0]: 'deleted-entry' was published for MTF-0007 but no longer leads to it (expected 'deleted-entry' in the aliases of the entry that replaced it) [E051 broken-permalink]",
+            id="deleted-entry",
+        ),
+    ],
+)
+def test_permalink_problem(content: Path, files: dict[str, str], expected: str) -> None:
+    write_tree(content, files)
+    assert expected in _errors(content)
+
+
+def test_merged_entry_id_redirects_through_the_alias(content: Path) -> None:
+    write_tree(content, {
+        "ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\nMTF-0007: [merged-away]\n",
+        "failures/second-failure.yaml": entry_yaml("MTF-0002", "Second failure", extra="aliases: [merged-away]\n"),
+    })
+    catalog = build_catalog(load_content(content))
+    assert catalog.ids["MTF-0007"] == "second-failure"
+    assert catalog.aliases == {"merged-away": "second-failure"}
