@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="validate the content and write the site")
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
+    build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
     ledger = sub.add_parser("ledger", help="record every live ID and slug in content/ledger.yaml (append-only)")
     ledger.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
@@ -71,7 +72,7 @@ def _build(args: argparse.Namespace) -> int:
     pages = list(render_site(catalog, graph))
     api = render_api(catalog, [p.path for p in pages if p.listed])
     files = collect_files(pages, stylesheet(), TEMPLATES / "static", api)
-    write_site(files, args.out)
+    write_site(files, args.out, search=not args.no_search)
     print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
     return 0
 

@@ -171,6 +171,7 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> 
     for slug, hub in sorted(catalog.hubs.items()):
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
     yield from _graph_pages(catalog, graph, page)
+    yield page("search/index.html", "search.html")
     yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
     yield page("404.html", "404.html", listed=False)
     for alias, slug in sorted(catalog.aliases.items()):

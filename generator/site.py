@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -23,6 +25,8 @@ def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = 
     files: dict[str, bytes] = {"assets/style.css": stylesheet.encode("utf-8")}
     for asset in sorted(p for p in static.iterdir() if p.suffix in {".js", ".svg"}) if static else []:
         files[f"assets/{asset.name}"] = asset.read_bytes()
+    if static and (static / "favicon.ico").is_file():
+        files["favicon.ico"] = (static / "favicon.ico").read_bytes()  # browsers ask for it at the root
     for page in [*pages, *(Page(path, text) for path, text in sorted((extra or {}).items()))]:
         path = PurePosixPath(page.path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
@@ -33,8 +37,11 @@ def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = 
     return files
 
 
-def write_site(files: dict[str, bytes], out: Path) -> None:
-    """Write files into out atomically: a failed write leaves the previous site untouched."""
+def write_site(files: dict[str, bytes], out: Path, search: bool = True) -> None:
+    """Write files into out atomically: a failed write leaves the previous site untouched.
+
+    With search, Pagefind indexes the written pages into pagefind/ before the swap.
+    """
     out = out.absolute()
     if out.exists() and not _is_replaceable(out):
         raise GeneratorError(f"refusing to replace {out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
@@ -45,12 +52,22 @@ def write_site(files: dict[str, bytes], out: Path) -> None:
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(files[rel])
+        if search:
+            _index_search(staging)
         (staging / MARKER).write_text("This folder is build output; it is replaced on every build.\n")
         os.chmod(staging, 0o755)
         _swap(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _index_search(folder: Path) -> None:
+    """Run Pagefind over the entry pages (those marked data-pagefind-body) of a written site."""
+    run = subprocess.run([sys.executable, "-m", "pagefind", "--site", str(folder), "--quiet"],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0 or not (folder / "pagefind" / "pagefind.js").is_file():
+        raise GeneratorError(f"search indexing with Pagefind failed: {(run.stderr or run.stdout).strip()[-500:]}")
 
 
 def _is_replaceable(out: Path) -> bool:

@@ -30,7 +30,7 @@ def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:  
            "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
            "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.\n")
     page.fill("#log-text", log)
-    page.click("button[type=submit]")
+    page.click("#diagnose-form button")
     first = page.locator(".candidates li").first
     assert first.locator("a").inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
     first.locator("a").click()

@@ -6,7 +6,9 @@ Run without arguments, the script launches itself under
 then raises an exception (standing in for any user-code error: a bad batch,
 a shape error, a missing file) while rank 0 waits in a barrier. With gloo,
 rank 0's barrier then fails too ("Connection closed by peer"), so both
-workers exit with code 1, and the elastic agent prints its failure summary:
+workers exit with code 1 (unless the agent's SIGTERM reaches rank 0 first:
+then "Signal 15 (SIGTERM) received by PID N"), and the elastic agent prints
+its failure summary:
 
     E... api.py:NNN] failed (exitcode: 1) local_rank: 0 (pid: N) of binary: .../python
     torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
@@ -36,14 +38,19 @@ def worker():
     import torch.distributed as dist
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=20))
-    rank = dist.get_rank()
-    t = torch.ones(2)
-    dist.all_reduce(t)
-    print(f"rank {rank}: all_reduce ok {t.tolist()}", flush=True)
-    if rank == 1:
-        raise ValueError("rank 1: corrupt sample in batch 3 (simulated user error)")
-    dist.barrier()  # rank 0 waits here until torchrun terminates it
-    dist.destroy_process_group()
+    try:
+        rank = dist.get_rank()
+        t = torch.ones(2)
+        dist.all_reduce(t)
+        print(f"rank {rank}: all_reduce ok {t.tolist()}", flush=True)
+        if rank == 1:
+            raise ValueError("rank 1: corrupt sample in batch 3 (simulated user error)")
+        dist.barrier()  # rank 0 waits here for rank 1, which never arrives
+    finally:
+        # Without this, the failing rank sometimes dies at interpreter exit with
+        # "terminate called without an active exception" (SIGABRT, exitcode -6)
+        # instead of exit code 1 (observed with torch 2.13.0+cpu).
+        dist.destroy_process_group()
 
 
 def launch():

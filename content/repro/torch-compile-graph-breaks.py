@@ -13,7 +13,6 @@ data-dependent control flow that Dynamo cannot capture in one graph.
 backend="eager" is used so no C++ compiler or Triton is needed; graph
 capture (where breaks happen) is the same for every backend.
 """
-import logging
 
 import torch
 import torch._dynamo
