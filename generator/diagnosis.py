@@ -210,8 +210,11 @@ def _cross_rank(collectives: dict[str, tuple[int, str]], seen_ranks: set[str]) -
 
 def _rank_candidates(catalog: Catalog, hits: dict[str, _Hits], cross: CrossRank | None) -> list[Candidate]:
     boosted = {"desync": DESYNC_ENTRY, "missing-ranks": STUCK_ENTRY}.get(cross.case if cross else "", "")
-    roots = sorted((s for s, h in hits.items() if h.first_root is not None),
-                   key=lambda s: (s != boosted, hits[s].first_root, -hits[s].root_specificity, s))
+    rooted = [s for s, h in hits.items() if h.first_root is not None]
+    # When one line is root evidence for two entries and one causes the other, the cause goes first.
+    effect = {s for s in rooted for link in catalog.links.get(s, [])
+              if link.type == "caused-by" and link.slug in rooted and hits[link.slug].first_root == hits[s].first_root}
+    roots = sorted(rooted, key=lambda s: (s != boosted, hits[s].first_root, s in effect, -hits[s].root_specificity, s))
     downstream = {s for s in hits for link in catalog.links.get(s, []) if link.type == "caused-by" and link.slug in roots}
     others = sorted((s for s, h in hits.items() if h.first_root is None),
                     key=lambda s: (s != boosted, s not in downstream, hits[s].first, -hits[s].count, s))

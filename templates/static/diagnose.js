@@ -87,8 +87,11 @@
     const hits = state.hits;
     const boosted = cross ? ({ desync: data.desync_entry, "missing-ranks": data.stuck_entry }[cross.case] || "") : "";
     const cmp = (...vals) => (a, b) => { for (const f of vals) { const x = f(a), y = f(b); if (x < y) return -1; if (x > y) return 1; } return 0; };
-    const roots = [...hits.keys()].filter((s) => hits.get(s).firstRoot !== null)
-      .sort(cmp((s) => s !== boosted, (s) => hits.get(s).firstRoot, (s) => -hits.get(s).spec, (s) => s));
+    const rooted = [...hits.keys()].filter((s) => hits.get(s).firstRoot !== null);
+    // When one line is root evidence for two entries and one causes the other, the cause goes first.
+    const effect = new Set(rooted.filter((s) => (data.entries[s].caused_by || [])
+      .some((c) => rooted.includes(c) && hits.get(c).firstRoot === hits.get(s).firstRoot)));
+    const roots = rooted.sort(cmp((s) => s !== boosted, (s) => hits.get(s).firstRoot, (s) => effect.has(s), (s) => -hits.get(s).spec, (s) => s));
     const downstream = new Set([...hits.keys()].filter((s) => (data.entries[s].caused_by || []).some((c) => roots.includes(c))));
     const others = [...hits.keys()].filter((s) => hits.get(s).firstRoot === null)
       .sort(cmp((s) => s !== boosted, (s) => !downstream.has(s), (s) => hits.get(s).first, (s) => -hits.get(s).count, (s) => s));
