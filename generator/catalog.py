@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import ContentError, Problem
-from .loading import Content, LoadedEntry, LoadedHub, SourceMap
-from .schema import Category, Ledger, RelationType, SiteConfig
+from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path
+from .schema import Category, Ledger, RelationType, ReproRecord, SiteConfig
 
 INVERSE: dict[str, RelationType] = {
     "causes": "caused-by",
@@ -65,6 +66,8 @@ class Catalog:
     ledger: Ledger = field(default_factory=lambda: Ledger({}))
     aliases: dict[str, str] = field(default_factory=dict)  # old slug -> live slug
     ids: dict[str, str] = field(default_factory=dict)  # every published ID -> live slug
+    reproduced: dict[str, ReproRecord] = field(default_factory=dict)
+    repro_scripts: dict[str, Path] = field(default_factory=dict)
     links: dict[str, list[Link]] = field(default_factory=dict)
     taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -88,6 +91,7 @@ def build_catalog(content: Content) -> Catalog:
         if categories and item.entry.category not in categories:
             problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
     catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs}, content.site, content.ledger)
+    problems += _check_reproductions(catalog, content)
     problems += _resolve_aliases(catalog)
     problems += _check_ledger(catalog, content.ledger_source)
     problems += _link_relations(catalog)
@@ -96,6 +100,21 @@ def build_catalog(content: Content) -> Catalog:
         raise ContentError(problems)
     _index_taxonomies(catalog)
     return catalog
+
+
+def _check_reproductions(catalog: Catalog, content: Content) -> list[Problem]:
+    problems = []
+    for slug, script in content.repro_scripts.items():
+        if slug not in catalog.entries:
+            problems.append(Problem(display_path(script), 1, 1, "", f"no entry {slug!r} (expected the script to be named after an entry's slug)", "E053"))
+    for slug, record in sorted(content.reproduced.root.items()):
+        if slug in catalog.entries and slug in content.repro_scripts:
+            catalog.reproduced[slug] = record
+        else:
+            assert content.reproduced_source is not None
+            problems.append(content.reproduced_source.problem((slug,), "E053", f"{slug!r} has no entry or no content/repro/{slug}.py (expected a reproduced entry)", key=True))
+    catalog.repro_scripts = {s: p for s, p in content.repro_scripts.items() if s in catalog.entries}
+    return problems
 
 
 def _resolve_aliases(catalog: Catalog) -> list[Problem]:

@@ -18,6 +18,7 @@ from .errors import ContentError, GeneratorError
 from .loading import load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, render_site, stylesheet
+from .repro import run_reproduction, torch_version
 from .schema import SiteConfig
 from .site import collect_files, write_site
 
@@ -35,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
     ledger = sub.add_parser("ledger", help="record every live ID and slug in content/ledger.yaml (append-only)")
     ledger.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    verify = sub.add_parser("verify-repro", help="run the reproduction scripts and record which really reproduce their entry")
+    verify.add_argument("slugs", nargs="*", metavar="SLUG", help="entries to verify (default: every script in content/repro/)")
+    verify.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    verify.add_argument("--python", default=sys.executable, help="a Python with torch installed (default: this one)")
+    verify.add_argument("--timeout", type=float, default=180.0, help="seconds allowed per script (default: 180)")
     diagnose = sub.add_parser("diagnose", help="match a log against every error signature; nothing leaves this machine")
     diagnose.add_argument("logs", nargs="*", default=["-"], metavar="LOG", help="log files, or - for standard input (default)")
     diagnose.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
@@ -71,7 +77,8 @@ def _build(args: argparse.Namespace) -> int:
     graph = build_graph(catalog)
     pages = list(render_site(catalog, graph))
     api = render_api(catalog, [p.path for p in pages if p.listed])
-    files = collect_files(pages, stylesheet(), TEMPLATES / "static", api)
+    scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
+    files = collect_files(pages, stylesheet(), TEMPLATES / "static", {**api, **scripts})
     write_site(files, args.out, search=not args.no_search)
     print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
     return 0
@@ -100,6 +107,36 @@ def _ledger(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_repro(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.content)
+    unknown = [slug for slug in args.slugs if slug not in catalog.repro_scripts]
+    if unknown:
+        raise GeneratorError(f"no reproduction script for: {', '.join(unknown)} (expected content/repro/<slug>.py)")
+    version = torch_version(args.python)
+    if version is None:
+        print(f"skipped: torch is not importable by {args.python}; install it (pip install torch==2.13.0) or pass --python")
+        return 0
+    records = {slug: {"torch": r.torch, "device": r.device} for slug, r in catalog.reproduced.items()}
+    failed = 0
+    for slug in args.slugs or sorted(catalog.repro_scripts):
+        result = run_reproduction(slug, catalog.repro_scripts[slug], catalog.entries[slug].entry.signatures, args.python, args.timeout)
+        if result.matched is not None:
+            records[slug] = {"torch": version, "device": "cpu"}
+            print(f"ok   {slug} ({result.seconds:.1f} s): {result.matched.strip()[:150]}")
+        else:
+            records.pop(slug, None)
+            failed += 1
+            print(f"FAIL {slug} ({result.seconds:.1f} s): no output line matched its signatures; output ended with:\n{result.output_tail}")
+    lines = [f"{slug}: {{torch: \"{r['torch']}\", device: {r['device']}}}" for slug, r in sorted(records.items())]
+    (args.content / "repro" / "reproduced.yaml").write_text(REPRO_HEADER + "\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(records)} entries reproduced with torch {version}; {failed} failed")
+    return 1 if failed else 0
+
+
+REPRO_HEADER = """\
+# Written by `encyclopedia verify-repro`: entries whose content/repro/<slug>.py really ran
+# and printed a line that the entry's own signatures match, and the torch it ran with.
+"""
 CHUNK = 1 << 20
 
 
@@ -128,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger}
+    commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger, "verify-repro": _verify_repro}
     try:
         return commands[args.command](args)
     except ContentError as exc:

@@ -90,6 +90,11 @@ RULES: dict[str, Rule] = {
         Rule("E052", "unrecorded-permalink", "The ledger records each published ID and slug so that "
              "a later rename cannot silently break links (a warning; an error under --strict).",
              "Run `encyclopedia ledger` and commit content/ledger.yaml with your entry."),
+        Rule("E053", "unknown-reproduction", "A reproduction belongs to an entry, and an entry is only "
+             "marked as reproduced when its script exists and `encyclopedia verify-repro` saw its output "
+             "match the entry's signatures.",
+             "Name the script content/repro/<slug>.py after an existing entry; let verify-repro write "
+             "content/repro/reproduced.yaml instead of editing it by hand."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
-from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, SiteConfig
+from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, Reproduced, SiteConfig
 from .signatures import check_signature
 
 MAX_FILE_BYTES = 1_000_000
@@ -88,6 +88,9 @@ class Content:
     site: SiteConfig = field(default_factory=SiteConfig)
     ledger: Ledger = field(default_factory=lambda: Ledger({}))
     ledger_source: SourceMap | None = None
+    reproduced: Reproduced = field(default_factory=lambda: Reproduced({}))
+    reproduced_source: SourceMap | None = None
+    repro_scripts: dict[str, Path] = field(default_factory=dict)
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -112,7 +115,7 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
         if loaded:
             content.categories, content.categories_source = loaded
     else:
-        content.problems.append(Problem(_display(cat_path, base), 1, 1, "", "file missing (expected the list of categories)", "E021"))
+        content.problems.append(Problem(display_path(cat_path, base), 1, 1, "", "file missing (expected the list of categories)", "E021"))
     site_path = content_dir / "site.yaml"
     if site_path.exists():
         loaded_site = _load_model(site_path, root, base, SiteConfig, content.problems)
@@ -123,6 +126,12 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
         loaded_ledger = _load_model(ledger_path, root, base, Ledger, content.problems)
         if loaded_ledger:
             content.ledger, content.ledger_source = loaded_ledger
+    record = content_dir / "repro" / "reproduced.yaml"
+    if record.exists():
+        loaded_record = _load_model(record, root, base, Reproduced, content.problems)
+        if loaded_record:
+            content.reproduced, content.reproduced_source = loaded_record
+    content.repro_scripts = {p.stem: p for p in sorted((content_dir / "repro").glob("*.py"))}
     for path in _yaml_files(content_dir / "failures", base, content.problems):
         loaded_entry = _load_model(path, root, base, Entry, content.problems)
         if loaded_entry:
@@ -138,7 +147,9 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
     return content
 
 
-def _display(path: Path, base: Path) -> str:
+def display_path(path: Path, base: Path | None = None) -> str:
+    """Return a path as shown in messages: relative to base (default: the working folder) when inside it."""
+    base = (base or Path.cwd()).resolve()
     absolute = path.absolute()
     try:
         return absolute.relative_to(base).as_posix()
@@ -153,13 +164,13 @@ def _yaml_files(folder: Path, base: Path, problems: list[Problem]) -> Iterator[P
         if path.name.startswith("."):
             continue
         if path.suffix != ".yaml" or not re.fullmatch(SLUG_PATTERN, path.stem):
-            problems.append(Problem(_display(path, base), 1, 1, "", f"file name {path.name!r} is not a slug (expected lowercase words joined by '-', ending in .yaml)", "E007"))
+            problems.append(Problem(display_path(path, base), 1, 1, "", f"file name {path.name!r} is not a slug (expected lowercase words joined by '-', ending in .yaml)", "E007"))
             continue
         yield path
 
 
 def _load_model(path: Path, root: Path, base: Path, model: type[M], problems: list[Problem]) -> tuple[M, SourceMap] | None:
-    shown = _display(path, base)
+    shown = display_path(path, base)
     data = _read_yaml(path, root, shown, problems)
     if data is None:
         return None

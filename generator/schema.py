@@ -178,3 +178,14 @@ class Ledger(RootModel[dict[EntryId, list[Slug]]]):
     """content/ledger.yaml: every ID ever published, with every slug it was published under."""
 
     model_config = ConfigDict(frozen=True)
+
+
+class ReproRecord(_Model):
+    torch: Line
+    device: Literal["cpu", "cuda"]
+
+
+class Reproduced(RootModel[dict[Slug, ReproRecord]]):
+    """content/repro/reproduced.yaml: entries whose reproduction really ran and matched, and with what."""
+
+    model_config = ConfigDict(frozen=True)
