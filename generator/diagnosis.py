@@ -28,7 +28,25 @@ STUCK_ENTRY = "ddp-rank-stuck-during-training"
 
 _RANK = re.compile(r"^\[(?:rank|default)(\d+)\]:|\[Rank (\d+)\]|\b[Rr]ank[ =:]?(\d+)\b")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+")
-_RANK_PREFIX = re.compile(rb"\n\[(?:rank|default)(\d+)\]:")
+class _RankPrefixes:
+    """The set of ranks whose torchrun prefix ([rank3]: / [default3]:) starts some line.
+
+    The search skips ranks already seen, so after the first lines it runs in C
+    without building a match object per line.
+    """
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self._skipped: set[str] = set()
+        self._pattern = re.compile(rb"\n\[(?:rank|default)(\d+)\]:")
+
+    def update(self, block: bytes) -> None:
+        found = {r.decode() for r in self._pattern.findall(b"\n" + block)}
+        self.seen |= found
+        if found - self._skipped and len(self.seen) <= 512:
+            self._skipped = set(self.seen)
+            known = b"|".join(sorted(r.encode() for r in self._skipped))
+            self._pattern = re.compile(rb"\n\[(?:rank|default)(?!(?:" + known + rb")\]:)(\d+)\]:")
 _COLLECTIVE = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=([A-Z_]+)")
 
 
@@ -98,7 +116,9 @@ class SignatureIndex:
         for slug, sig in self.signatures:
             self.by_key.setdefault(sig.key, []).append((slug, sig))
         # One Aho-Corasick pass over raw bytes finds every line that holds any key.
-        self.prefilter = ahocorasick_rs.BytesAhoCorasick([key.encode() for key in sorted(self.by_key)])
+        self.prefilter = ahocorasick_rs.BytesAhoCorasick([key.encode() for key in sorted(self.by_key)],
+                                                         matchkind=ahocorasick_rs.MatchKind.LeftmostFirst,
+                                                         implementation=ahocorasick_rs.Implementation.DFA)
 
     def matching(self, line: str) -> Iterator[tuple[str, Signature]]:
         """Yield (slug, signature) for every signature that matches the line."""
@@ -128,11 +148,12 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) 
     the order they should be read.
     """
     hits: dict[str, _Hits] = {}
-    seen_ranks: set[str] = set()
+    prefixes = _RankPrefixes()
+    seen_ranks = prefixes.seen
     collectives: dict[str, tuple[int, str]] = {}
     order = 0
     for name, chunks in sources:
-        for line_no, line in _numbered_matches(index, chunks, seen_ranks):
+        for line_no, line in _numbered_matches(index, chunks, prefixes):
             order += 1
             rank = _rank_of(line)
             if rank is not None:
@@ -154,7 +175,7 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) 
     return Diagnosis(_rank_candidates(index.catalog, hits, cross), cross)
 
 
-def _numbered_matches(index: SignatureIndex, chunks: Iterable[bytes], seen_ranks: set[str]) -> Iterator[tuple[int, str]]:
+def _numbered_matches(index: SignatureIndex, chunks: Iterable[bytes], prefixes: _RankPrefixes) -> Iterator[tuple[int, str]]:
     """Yield (line number, line) for the lines that hold a signature key, reading chunk by chunk.
 
     The pre-filter and the rank-prefix search run over whole chunks in native code;
@@ -166,14 +187,14 @@ def _numbered_matches(index: SignatureIndex, chunks: Iterable[bytes], seen_ranks
         text = carry + chunk
         cut = text.rfind(b"\n") + 1
         block, carry = text[:cut], text[cut:]
-        yield from _block_matches(index, block, line_no, seen_ranks)
+        yield from _block_matches(index, block, line_no, prefixes)
         line_no += block.count(b"\n")
     if carry:
-        yield from _block_matches(index, carry + b"\n", line_no, seen_ranks)
+        yield from _block_matches(index, carry + b"\n", line_no, prefixes)
 
 
-def _block_matches(index: SignatureIndex, block: bytes, line_no: int, seen_ranks: set[str]) -> Iterator[tuple[int, str]]:
-    seen_ranks.update(r.decode() for r in _RANK_PREFIX.findall(b"\n" + block))
+def _block_matches(index: SignatureIndex, block: bytes, line_no: int, prefixes: _RankPrefixes) -> Iterator[tuple[int, str]]:
+    prefixes.update(block)
     pos = 0
     for _key, found_start, found_end in index.prefilter.find_matches_as_indexes(block):
         start = block.rfind(b"\n", 0, found_start) + 1
