@@ -72,6 +72,10 @@ class Catalog:
     taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
+    def resolve(self, slug: str) -> str | None:
+        """Return the live slug a slug or old alias leads to, or None."""
+        return slug if slug in self.entries else self.aliases.get(slug)
+
     def ordered(self) -> list[LoadedEntry]:
         """Return entries sorted by title, then slug."""
         return sorted(self.entries.values(), key=lambda e: (e.entry.title.lower(), e.slug))
@@ -157,18 +161,19 @@ def _link_relations(catalog: Catalog) -> list[Problem]:
         item = catalog.entries[slug]
         for i, rel in enumerate(item.entry.related):
             loc = ("related", i, "slug")
-            if rel.slug == slug:
+            target = catalog.resolve(rel.slug)
+            if target == slug:
                 problems.append(item.source.problem(loc, "E023", f"{rel.slug!r} is this entry (expected another entry)"))
-            elif rel.slug not in catalog.entries:
+            elif target is None:
                 problems.append(item.source.problem(loc, "E022", f"no entry {rel.slug!r} (expected the slug of an existing entry)"))
-            elif (slug, rel.slug) in declared:
-                first = declared[(slug, rel.slug)][0]
+            elif (slug, target) in declared:
+                first = declared[(slug, target)][0]
                 if {first, rel.type} == CAUSAL:
                     problems.append(item.source.problem(("related", i, "type"), "E025", f"{slug} both causes and is caused by {rel.slug} (expected one direction)"))
                 else:
                     problems.append(item.source.problem(loc, "E024", f"{rel.slug!r} is listed twice (expected one relation per entry)"))
             else:
-                declared[(slug, rel.slug)] = (rel.type, item, i)
+                declared[(slug, target)] = (rel.type, item, i)
     links: dict[str, dict[str, Link]] = defaultdict(dict)
     for (a, b), (kind, item, i) in sorted(declared.items()):
         links[a][b] = Link(kind, b, True)
@@ -197,10 +202,11 @@ def _index_hubs(catalog: Catalog) -> list[Problem]:
                 problems.append(item.source.problem(("rows", r, "anchor"), "E027", f"{row.anchor!r} is used by another row (expected a unique anchor)"))
             anchors.add(row.anchor)
             for e, slug in enumerate(row.entries):
-                if slug not in catalog.entries:
+                target = catalog.resolve(slug)
+                if target is None:
                     problems.append(item.source.problem(("rows", r, "entries", e), "E026", f"no entry {slug!r} (expected the slug of an existing entry)"))
                 else:
-                    rows_for[slug].append((hub_slug, row.anchor))
+                    rows_for[target].append((hub_slug, row.anchor))
     catalog.hub_rows_for = dict(rows_for)
     return problems
 

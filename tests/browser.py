@@ -53,6 +53,17 @@ def serve(root: Path, prefix: str = "") -> tuple[http.server.ThreadingHTTPServer
                 return str(root / "__nowhere__")
             return super().translate_path(path)
 
+        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+            page = root / "404.html"
+            if code != 404 or not page.is_file():
+                return super().send_error(code, message, explain)
+            body = page.read_bytes()  # what a static host does with the site's 404 page
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def log_message(self, *args: object) -> None:
             pass
 
