@@ -62,6 +62,14 @@ def _json(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
 
 
+def entry_schema_json() -> str:
+    """Return the JSON Schema of an entry file, as editors and `encyclopedia schema` use it."""
+    schema = Entry.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ML Training Failure Encyclopedia entry"
+    return _json(schema)
+
+
 def entry_url(catalog: Catalog, slug: str) -> str:
     """Return the canonical absolute URL of an entry."""
     return f"{catalog.site.base_url}failures/{slug}/"
@@ -78,7 +86,7 @@ def render_api(catalog: Catalog, html_paths: list[str]) -> dict[str, str]:
         "feed.xml": _feed(catalog),
     }
     for name, model in SCHEMAS.items():
-        files[f"schema/{name}.schema.json"] = _json(model.model_json_schema())
+        files[f"schema/{name}.schema.json"] = entry_schema_json() if model is Entry else _json(model.model_json_schema())
     for slug, item in sorted(catalog.entries.items()):
         links = [ApiLink(slug=l.slug, type=l.type, declared=l.declared) for l in catalog.links.get(slug, [])]
         full = ApiEntry(**item.entry.model_dump(), slug=slug, url=entry_url(catalog, slug), links=links)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 from collections.abc import Iterator
@@ -10,15 +11,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .api import render_api
+from .api import entry_schema_json, render_api
 from .catalog import Catalog, build_catalog
-from .graph import build_graph
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
-from .errors import ContentError, GeneratorError
+from .errors import RULES, ContentError, GeneratorError, Problem
+from .graph import build_graph
 from .loading import load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, render_site, stylesheet
 from .repro import run_reproduction, torch_version
+from .scaffold import draft_entry, next_id, slug_from_title
 from .schema import SiteConfig
 from .site import collect_files, write_site
 
@@ -29,6 +31,14 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate the content without writing anything")
     check.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     check.add_argument("--strict", action="store_true", help="treat content-quality warnings as errors")
+    check.add_argument("--format", choices=["text", "github"], default="text", help="github: GitHub Actions annotations")
+    check.add_argument("--explain", metavar="CODE", help="explain one rule, e.g. E012, and exit")
+    new = sub.add_parser("new", help="write a new draft entry with every section")
+    new.add_argument("title", help="the entry's title, e.g. \"NCCL watchdog timeout\"")
+    new.add_argument("--category", default="distributed-training", help="category slug (default: distributed-training)")
+    new.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    schema = sub.add_parser("schema", help="write the JSON Schema of an entry, for editors")
+    schema.add_argument("--out", type=Path, default=Path("content/entry.schema.json"), help="where (default: content/entry.schema.json)")
     build = sub.add_parser("build", help="validate the content and write the site")
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
@@ -57,13 +67,58 @@ def load_catalog(content_dir: Path) -> Catalog:
 
 
 def _check(args: argparse.Namespace) -> int:
-    catalog = load_catalog(args.content)
-    warnings = check_quality(catalog)
-    if args.strict and warnings:
-        raise ContentError(warnings)
-    for warning in warnings:
-        print(f"{warning.format()} (warning)", file=sys.stderr)
+    if args.explain:
+        rule = RULES.get(args.explain.upper())
+        if rule is None:
+            raise GeneratorError(f"no rule {args.explain!r} (expected one of: {', '.join(RULES)})")
+        print(f"{rule.code} {rule.name}\n\nWhat it protects: {rule.protects}\n\nHow to fix it: {rule.fix}")
+        return 0
+    try:
+        catalog = load_catalog(args.content)
+        warnings = check_quality(catalog)
+        if args.strict and warnings:
+            raise ContentError(warnings)
+    except ContentError as exc:
+        _report(exc.problems, args.format)
+        print(f"{exc}", file=sys.stderr)
+        return 1
+    _report(warnings, args.format)
     print(f"ok: {len(catalog.entries)} entries, {len(catalog.hubs)} hubs, {len(warnings)} warnings")
+    return 0
+
+
+def _report(problems: list[Problem], style: str) -> None:
+    """Print problems as `path:line:col: ...` lines, or as GitHub Actions annotations."""
+    for p in problems:
+        if style == "github":
+            level = "warning" if p.warning else "error"
+            rule = RULES[p.code]
+            message = (f"{p.field}: {p.message}" if p.field else p.message).replace("%", "%25").replace("\n", "%0A")
+            print(f"::{level} file={p.path},line={p.line},col={p.col},title={rule.code} {rule.name}::{message}")
+        else:
+            print(p.format() + (" (warning)" if p.warning else ""), file=sys.stderr)
+
+
+def _new(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.content)
+    if args.category not in catalog.categories:
+        raise GeneratorError(f"--category {args.category!r} is not a category (expected one of: {', '.join(sorted(catalog.categories))})")
+    slug = slug_from_title(args.title)
+    if not slug:
+        raise GeneratorError(f"{args.title!r} has no letters or digits to make a slug from")
+    path = args.content / "failures" / f"{slug}.yaml"
+    if path.exists() or catalog.resolve(slug):
+        raise GeneratorError(f"{path} already exists or {slug!r} is taken; choose another title")
+    entry_id = next_id(set(catalog.ids) | set(catalog.ledger.root))
+    path.write_text(draft_entry(entry_id, args.title, args.category, datetime.date.today()), encoding="utf-8")
+    print(f"wrote {path} ({entry_id}); fill it in, then run: encyclopedia check --strict")
+    return _ledger(args)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(entry_schema_json(), encoding="utf-8")
+    print(f"wrote {args.out}")
     return 0
 
 
@@ -165,12 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger, "verify-repro": _verify_repro}
+    commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger, "verify-repro": _verify_repro,
+                "new": _new, "schema": _schema}
     try:
         return commands[args.command](args)
     except ContentError as exc:
-        for problem in exc.problems:
-            print(problem.format(), file=sys.stderr)
+        _report(exc.problems, "text")
         print(f"{exc}; nothing was written", file=sys.stderr)
         return 1
     except GeneratorError as exc:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
-from .schema import ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, Reproduced, SiteConfig
+from .schema import HTTPS_PATTERN, ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, Reproduced, SiteConfig
 from .signatures import check_signature
 
 MAX_FILE_BYTES = 1_000_000
@@ -32,6 +32,7 @@ M = TypeVar("M", bound=BaseModel)
 _PATTERN_NAMES = {
     SLUG_PATTERN: "lowercase letters and digits in words joined by '-'",
     ID_PATTERN: "an ID like MTF-0042",
+    HTTPS_PATTERN: "an https:// URL without spaces",
     r"^[a-z0-9][a-z0-9._+-]*$": "lowercase letters, digits, '.', '_', '+' or '-'",
     r"^[A-Z][A-Z0-9_]*$": "an environment variable name in capitals",
     r"^[a-z0-9+#-]+$": "a lowercase language name such as python or bash",

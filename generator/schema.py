@@ -21,13 +21,8 @@ Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._+-]*$", max_length=40)]
 
 
-def _https_only(url: str) -> str:
-    if not url.startswith("https://") or any(c.isspace() for c in url):
-        raise ValueError("must be an https:// URL without spaces")
-    return url
-
-
-HttpsUrl = Annotated[str, StringConstraints(max_length=2000), AfterValidator(_https_only)]
+HTTPS_PATTERN = r"^https://[^\s/]+(/\S*)?$"
+HttpsUrl = Annotated[str, StringConstraints(pattern=HTTPS_PATTERN, max_length=2000)]
 
 Severity = Literal["low", "medium", "high", "critical"]
 FailureMode = Literal["hang", "crash", "slow", "divergence", "silent-corruption", "error"]

@@ -101,7 +101,7 @@ BAD = "content/failures/bad.yaml"
         ),
         pytest.param(
             BASE + "references:\n  - title: Docs\n    url: javascript:alert(1)\n    kind: docs\n",
-            f"{BAD}:22:10: references[0].url: 'javascript:alert(1)' must be an https:// URL without spaces [E013 invalid-value]",
+            f"{BAD}:22:10: references[0].url: 'javascript:alert(1)' has the wrong format (expected an https:// URL without spaces) [E013 invalid-value]",
             id="non-https-reference",
         ),
         pytest.param(
