@@ -22,7 +22,7 @@ def test_check_reports_every_problem_and_exits_1(content: Path, capsys: pytest.C
     assert "content/failures/a.yaml:1:1: title: field required (expected text) [E010 missing-field]" in err
     assert "content/failures/a.yaml:2:11: severity: 'urgent' is not allowed (expected one of: low, medium, high, critical) [E013 invalid-value]" in err
     assert err[-2].startswith("content/failures/b.yaml:2:1: YAML syntax error")
-    assert err[-1] == "10 errors in 2 files; nothing was written"
+    assert err[-1] == "10 errors in 2 files"
 
 
 def test_strict_turns_quality_warnings_into_errors(content: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,97 @@
+"""The contributor's tools: new, schema, --explain, --format github, and numbered rules."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from conftest import CATEGORIES, entry_yaml, write_tree
+
+from generator.cli import main
+from generator.errors import RULES
+from generator.loading import load_content
+from generator.schema import Entry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_new_writes_a_draft_that_passes_strict_check(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "NCCL: P2P transport disabled by mistake!", "--category", "memory"]) == 0
+    path = content / "failures/nccl-p2p-transport-disabled-by-mistake.yaml"
+    text = path.read_text()
+    assert text.startswith("# yaml-language-server: $schema=../entry.schema.json\n")
+    assert "id: MTF-0003" in text and 'title: "NCCL: P2P transport disabled by mistake!"' in text
+    for section in ["summary", "quick_answer", "mechanism", "symptoms", "confirm", "fix", "code_examples", "signatures", "faq", "references", "related"]:
+        assert re.search(rf"^# .+\n{section}:", text, re.M), f"{section} has no comment above it"
+    assert "MTF-0003: [nccl-p2p-transport-disabled-by-mistake]" in (content / "ledger.yaml").read_text()
+    assert main(["check", "--strict"]) == 0
+    assert main(["new", "NCCL: P2P transport disabled by mistake!"]) == 2  # refuses to overwrite
+    assert "already exists" in capsys.readouterr().err
+    assert path.read_text() == text
+
+
+def test_new_never_reuses_an_id_from_the_ledger(content: Path) -> None:
+    write_tree(content, {"ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\nMTF-0009: [gone]\n",
+                         "failures/second-failure.yaml": entry_yaml("MTF-0002", "Second", extra="aliases: [gone]\n")})
+    assert main(["new", "Another failure"]) == 0
+    assert "id: MTF-0010" in (content / "failures/another-failure.yaml").read_text()
+
+
+def test_github_format_annotates_the_line(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(content, {"failures/bad.yaml": entry_yaml("MTF-0005", "Bad").replace("severity: high", "severity: urgent")})
+    assert main(["check", "--format", "github"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["::error file=content/failures/bad.yaml,line=4,col=11,title=E013 invalid-value::severity: 'urgent' is not allowed (expected one of: low, medium, high, critical)"]
+
+
+def test_explain_prints_what_a_rule_protects(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--explain", "e011"]) == 0
+    assert capsys.readouterr().out.startswith("E011 unknown-field\n\nWhat it protects: Unknown fields are refused")
+    assert main(["check", "--explain", "E999"]) == 2
+
+
+def test_committed_schema_is_the_generated_one(tmp_path: Path) -> None:
+    assert main(["schema", "--out", str(tmp_path / "entry.schema.json")]) == 0
+    assert (tmp_path / "entry.schema.json").read_text() == (ROOT / "content/entry.schema.json").read_text()
+
+
+def _as_json(value: object) -> object:
+    return json.loads(json.dumps(value, default=str))  # dates as the YYYY-MM-DD text editors see
+
+
+# Inputs that are well-formed YAML but break the schema; both validators must refuse each.
+SCHEMA_VIOLATIONS = {
+    "bad-literal": ("severity: high", "severity: urgent"),
+    "unknown-field": ("mechanism:", "symtoms: []\nmechanism:"),
+    "missing-field": ("title: Sample failure\n", ""),
+    "wrong-type": ("tags: [nccl, timeout]", "tags: nccl"),
+    "id-format": ("id: MTF-0001", "id: F-1"),
+    "bad-url": ("signatures:", "references: [{title: x, url: 'javascript:alert(1)', kind: docs}]\nsignatures:"),
+    "bad-role": ("role: collateral", "role: culprit"),
+    "empty-examples": ('    examples:\n      - "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)"\n', "    examples: []\n"),
+}
+
+
+def test_json_schema_agrees_with_pydantic(tmp_path: Path) -> None:
+    schema = json.loads((ROOT / "content/entry.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    shipped = sorted((ROOT / "content/failures").glob("*.yaml"))
+    for path in shipped:
+        assert list(validator.iter_errors(_as_json(yaml.safe_load(path.read_text())))) == [], path
+    for name, (old, new) in SCHEMA_VIOLATIONS.items():
+        data = yaml.safe_load(entry_yaml().replace(old, new, 1))
+        with pytest.raises(Exception):
+            Entry.model_validate(data)
+        assert list(validator.iter_errors(_as_json(data))), f"jsonschema accepts {name}"
+    write_tree(tmp_path, {"categories.yaml": CATEGORIES, **{f"failures/{n}.yaml": entry_yaml().replace(o, v, 1) for n, (o, v) in SCHEMA_VIOLATIONS.items()}})
+    assert {p.path.split("/")[-1] for p in load_content(tmp_path, tmp_path).problems} == {f"{n}.yaml" for n in SCHEMA_VIOLATIONS}
+
+
+def test_every_rule_is_documented_in_contributing() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    for rule in RULES.values():
+        assert f"| {rule.code} | {rule.name} |" in text, rule.code
