@@ -21,6 +21,7 @@ from .quality import check_quality
 from .rendering import TEMPLATES, render_site, stylesheet
 from .repro import run_reproduction, torch_version
 from .scaffold import draft_entry, next_id, slug_from_title
+from .serve import serve
 from .schema import SiteConfig
 from .site import collect_files, write_site
 
@@ -44,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
+    serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild and reload on every change")
+    serve.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    serve.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    serve.add_argument("--no-search", action="store_true", help="skip the Pagefind search index (faster rebuilds)")
     ledger = sub.add_parser("ledger", help="record every live ID and slug in content/ledger.yaml (append-only)")
     ledger.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     verify = sub.add_parser("verify-repro", help="run the reproduction scripts and record which really reproduce their entry")
@@ -123,20 +129,38 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    catalog = load_catalog(args.content)
-    if args.base_url:
+    catalog = _build_site(args.content, args.out, args.base_url, not args.no_search)
+    print(f"built {len(catalog.entries)} entries into {args.out}/ (open {args.out / 'index.html'})")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    def ready(url: str) -> None:
+        print(f"serving {args.out}/ on {url} (Ctrl-C stops)", flush=True)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    build = lambda: _build_site(args.content, args.out, None, not args.no_search)  # noqa: E731
+    serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
+    return 0
+
+
+def _build_site(content: Path, out: Path, base_url: str | None, search: bool) -> Catalog:
+    """Check, render and write the site; return the catalog (raises ContentError)."""
+    catalog = load_catalog(content)
+    if base_url:
         try:
-            catalog.site = SiteConfig(title=catalog.site.title, description=catalog.site.description, base_url=args.base_url)
+            catalog.site = SiteConfig(title=catalog.site.title, description=catalog.site.description, base_url=base_url)
         except ValidationError as exc:
-            raise GeneratorError(f"--base-url {args.base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+            raise GeneratorError(f"--base-url {base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     graph = build_graph(catalog)
     pages = list(render_site(catalog, graph))
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
     files = collect_files(pages, stylesheet(), TEMPLATES / "static", {**api, **scripts})
-    write_site(files, args.out, search=not args.no_search)
-    print(f"built {len(catalog.entries)} entries, {len(files)} files into {args.out}/ (open {args.out / 'index.html'})")
-    return 0
+    write_site(files, out, search=search)
+    return catalog
 
 
 LEDGER_HEADER = """\
@@ -221,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger, "verify-repro": _verify_repro,
-                "new": _new, "schema": _schema}
+                "new": _new, "schema": _schema, "serve": _serve}
     try:
         return commands[args.command](args)
     except ContentError as exc:

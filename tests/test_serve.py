@@ -1,0 +1,75 @@
+"""`encyclopedia serve`: real server process, real HTTP requests, real file edits."""
+
+from __future__ import annotations
+
+import http.client
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def server(content: Path, tmp_path: Path) -> Iterator[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", "0", "--no-search"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("serving site/ on http://127.0.0.1:"), line + (proc.stderr.read() if proc.stderr else "")
+    yield line.split(" on ")[1].split(" ")[0]
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _wait_for(url: str, text: str, seconds: float = 30) -> tuple[int, str]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        status, body = _get(url)
+        if text in body:
+            return status, body
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} never appeared at {url}; last body:\n{body[:2000]}")
+
+
+def test_edit_rebuilds_and_a_broken_entry_shows_an_error_page_until_fixed(server: str, content: Path) -> None:
+    page = server + "failures/first-failure/"
+    status, body = _get(page)
+    assert status == 200 and "<h1>First failure</h1>" in body
+    assert '<script src="/__reload.js"></script></body>' in body
+    version = _get(server + "__version")[1]
+    entry = content / "failures/first-failure.yaml"
+    good = entry.read_text()
+    entry.write_text(good.replace("title: First failure", "title: Renamed failure"))
+    _wait_for(page, "<h1>Renamed failure</h1>")
+    assert _get(server + "__version")[1] != version
+    entry.write_text(good.replace("severity: high", "severity: urgent"))
+    status, body = _wait_for(page, "The last build failed")
+    assert status == 500
+    assert "content/failures/first-failure.yaml:4:11: severity: &#x27;urgent&#x27; is not allowed" in body
+    entry.write_text(good)
+    status, body = _wait_for(page, "<h1>First failure</h1>")
+    assert status == 200
+
+
+@pytest.mark.parametrize("path", ["/../../../etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd", "/%2e%2e/%2e%2e/content/ledger.yaml"])
+def test_only_files_inside_the_output_folder_are_served(server: str, path: str) -> None:
+    host = server.split("//")[1].rstrip("/")
+    conn = http.client.HTTPConnection(host, timeout=10)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    body = response.read().decode(errors="replace")
+    assert response.status == 404
+    assert "root:" not in body and "MTF-0001" not in body
