@@ -17,15 +17,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = (
-    "rank collective allreduce broadcast gradient optimizer shard checkpoint watchdog timeout "
-    "compile graph kernel memory allocator fragment tensor buffer stream device host node "
-    "network socket interface topology bucket reducer parameter activation precision scaler "
-    "loss divergence overflow worker loader batch epoch sampler queue process group barrier "
-    "store rendezvous launcher agent signal trace profile cache autotune shape guard dynamic "
-    "static layer module weight bias embedding attention sequence pipeline stage micro "
-    "replica mesh placement offload pinned page driver runtime firmware link switch fabric"
-).split()
+WORDS = ["rank", "collective", "allreduce", "broadcast", "gradient", "optimizer", "shard", "checkpoint", "watchdog", "timeout", "compile", "graph", "kernel", "memory", "allocator", "fragment", "tensor", "buffer", "stream", "device", "host", "node", "network", "socket", "interface", "topology", "bucket", "reducer", "parameter", "activation", "precision", "scaler", "loss", "divergence", "overflow", "worker", "loader", "batch", "epoch", "sampler", "queue", "process", "group", "barrier", "store", "rendezvous", "launcher", "agent", "signal", "trace", "profile", "cache", "autotune", "shape", "guard", "dynamic", "static", "layer", "module", "weight", "bias", "embedding", "attention", "sequence", "pipeline", "stage", "micro", "replica", "mesh", "placement", "offload", "pinned", "page", "driver", "runtime", "firmware", "link", "switch", "fabric"]
 STACKS = ["PyTorch", "Hugging Face Accelerate", "DeepSpeed", "Megatron-LM", "vLLM"]
 SYSTEMS = ["PyTorch", "NCCL", "DeepSpeed", "Megatron-LM", "CUDA", "vLLM", "Hugging Face Transformers", "torchrun", "Triton", "cuDNN"]
 TAGS = [f"{a}-{b}" for a in WORDS[:30] for b in WORDS[30:45]]

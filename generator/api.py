@@ -6,10 +6,9 @@ pydantic models as the pages, in a fixed order so that builds are byte-identical
 
 from __future__ import annotations
 
+import datetime
 import json
 from xml.sax.saxutils import escape, quoteattr
-
-import datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -55,7 +54,7 @@ class ApiIndex(BaseModel):
     entries: list[ApiSummary]
 
 
-SCHEMAS = {"entry": Entry, "api-entry": ApiEntry, "api-index": ApiIndex}
+SCHEMAS: dict[str, type[BaseModel]] = {"entry": Entry, "api-entry": ApiEntry, "api-index": ApiIndex}
 
 
 def _json(data: object) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,7 +248,7 @@ def _label(catalog: Catalog, kind: str, term: str, systems: dict[str, str]) -> s
 
 
 def _description(catalog: Catalog, kind: str, term: str) -> str:
-    descriptions = {
+    descriptions: dict[str, Callable[[], str]] = {
         "categories": lambda: catalog.categories[term].description,
         "tags": lambda: f"Entries tagged {term}.",
         "systems": lambda: "Entries that list this system among the affected systems.",

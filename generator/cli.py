@@ -21,8 +21,8 @@ from .quality import check_quality
 from .rendering import TEMPLATES, render_site, stylesheet
 from .repro import run_reproduction, torch_version
 from .scaffold import draft_entry, next_id, slug_from_title
-from .serve import serve
 from .schema import SiteConfig
+from .serve import serve
 from .site import collect_files, write_site
 
 
@@ -141,7 +141,7 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    build = lambda: _build_site(args.content, args.out, None, not args.no_search)  # noqa: E731
+    build = lambda: _build_site(args.content, args.out, None, not args.no_search)
     serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
 

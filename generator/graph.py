@@ -175,7 +175,7 @@ def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Layout:
     for i, s in enumerate(order):
         a = -math.pi / 2 + 2 * math.pi * (i + 0.5) / max(len(order), 1)
         position[s] = (radius * math.cos(a), radius * math.sin(a))
-    pairs = [(s, l.slug, l.type) for s in order for l in graph.links.get(s, []) if l.declared and l.slug in members]
+    pairs: list[tuple[str, str, str]] = [(s, l.slug, l.type) for s in order for l in graph.links.get(s, []) if l.declared and l.slug in members]
     return _layout(catalog, graph, position, pairs, radius)
 
 

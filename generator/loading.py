@@ -22,7 +22,17 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
-from .schema import HTTPS_PATTERN, ID_PATTERN, SLUG_PATTERN, Categories, Entry, Hub, Ledger, Reproduced, SiteConfig
+from .schema import (
+    HTTPS_PATTERN,
+    ID_PATTERN,
+    SLUG_PATTERN,
+    Categories,
+    Entry,
+    Hub,
+    Ledger,
+    Reproduced,
+    SiteConfig,
+)
 from .signatures import check_signature
 
 MAX_FILE_BYTES = 1_000_000
@@ -244,7 +254,7 @@ class _Builder:
         pos = (node.start_mark.line + 1, node.start_mark.column + 1)
         if id(node) in self._seen:
             # An alias shares the anchored node and its mark; point at where it is used instead.
-            where = self.keys.get(loc) or self.values.get(loc[:-1], pos)
+            where: tuple[int, int] = self.keys.get(loc) or self.values.get(loc[:-1], pos)
             self.problems.append(Problem(self.path, *where, format_loc(loc), "uses a YAML alias (expected the value written out)", "E003"))
             return None
         self.values[loc] = pos
@@ -293,7 +303,7 @@ def _problem_from_pydantic(err: ErrorDetails, model: type[BaseModel], source: So
     if kind == "missing":
         return source.problem(loc, "E010", f"field required (expected {_describe(annotation)})")
     if kind == "extra_forbidden":
-        allowed = list(_annotation_at(model, loc[:-1]).model_fields)  # type: ignore[union-attr]
+        allowed = list(_annotation_at(model, loc[:-1]).model_fields)
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"expected one of: {', '.join(allowed)}"
         return source.problem(loc, "E011", f"unknown field {loc[-1]!r} ({hint})", key=True)
@@ -311,7 +321,7 @@ def _problem_from_pydantic(err: ErrorDetails, model: type[BaseModel], source: So
     if kind == "too_short":
         return source.problem(loc, "E013", f"has too few items (expected at least {err.get('ctx', {}).get('min_length')})")
     if kind == "value_error":
-        return source.problem(loc, "E013", f"{given!r} {str(err.get('ctx', {}).get('error', err['msg']))}")
+        return source.problem(loc, "E013", f"{given!r} {err.get('ctx', {}).get('error', err['msg'])!s}")
     return source.problem(loc, "E013", f"{err['msg']} (got {given!r:.60})")
 
 

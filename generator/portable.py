@@ -45,7 +45,7 @@ def compile_portable(pattern: str) -> re.Pattern[str]:
 def _walk(items: Any, in_unbounded: bool) -> None:
     for op, arg in items:
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            low, high, body = arg
+            _low, high, body = arg
             unbounded = high == C.MAXREPEAT or high > 1000
             if unbounded and in_unbounded:
                 raise NotPortable("nests one unbounded repeat inside another, which can backtrack catastrophically "

@@ -202,8 +202,8 @@ def _graph_pages(catalog: Catalog, graph: Graph, page: Callable[..., Page]) -> I
 
 def stylesheet(templates: Path = TEMPLATES) -> str:
     """Return the site's one CSS file: our styles plus Pygments' light and dark colours."""
-    light = HtmlFormatter(style="default").get_style_defs(".highlight")
-    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
     dark_block = "\n".join("  " + line for line in dark.splitlines())
     base = (templates / "static" / "style.css").read_text(encoding="utf-8")
     return f"{base}\n/* Pygments */\n{light}\n@media (prefers-color-scheme: dark) {{\n{dark_block}\n}}\n"

@@ -39,7 +39,7 @@ class _State:
         self.lock = threading.Lock()
 
 
-def _rebuild(build: Callable[[], None], state: _State, log: Callable[[str], None]) -> None:
+def _rebuild(build: Callable[[], object], state: _State, log: Callable[[str], None]) -> None:
     try:
         build()
         problems: list[str] = []
@@ -66,7 +66,7 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
     root = out.resolve()
 
     class Handler(http.server.SimpleHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/__reload.js":
                 return self._send(200, "text/javascript", RELOAD_JS)
@@ -74,7 +74,7 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
                 return self._send(200, "text/plain", str(state.version).encode())
             with state.lock:
                 problems = list(state.problems)
-            if problems and (path.endswith("/") or path.endswith(".html")):
+            if problems and path.endswith(("/", ".html")):
                 return self._send(500, "text/html; charset=utf-8", _error_page(problems))
             target = Path(self.translate_path(path)).resolve()
             if not target.is_relative_to(root):  # never serve anything outside the output folder
@@ -100,7 +100,7 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
     return functools.partial(Handler, directory=str(root))  # type: ignore[return-value]
 
 
-def serve(build: Callable[[], None], watched: list[Path], out: Path, host: str, port: int,
+def serve(build: Callable[[], object], watched: list[Path], out: Path, host: str, port: int,
           log: Callable[[str], None], ready: Callable[[str], None]) -> None:
     """Build, then serve out/ until interrupted, rebuilding whenever a watched path changes."""
     state = _State()

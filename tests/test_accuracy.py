@@ -14,8 +14,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.cli import load_catalog  # noqa: E402
-from generator.diagnosis import SignatureIndex, scan  # noqa: E402
+from generator.cli import load_catalog
+from generator.diagnosis import SignatureIndex, scan
 
 LOGS = ROOT / "tests/data/logs"
 

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 from conftest import CATEGORIES, entry_yaml, write_tree
+from pydantic import ValidationError
 
 from generator.cli import main
 from generator.errors import RULES
@@ -26,7 +27,7 @@ def test_new_writes_a_draft_that_passes_strict_check(content: Path, capsys: pyte
     assert text.startswith("# yaml-language-server: $schema=../entry.schema.json\n")
     assert "id: MTF-0003" in text and 'title: "NCCL: P2P transport disabled by mistake!"' in text
     for section in ["summary", "quick_answer", "mechanism", "symptoms", "confirm", "fix", "code_examples", "signatures", "faq", "references", "related"]:
-        assert re.search(rf"^# .+\n{section}:", text, re.M), f"{section} has no comment above it"
+        assert re.search(rf"^# .+\n{section}:", text, re.MULTILINE), f"{section} has no comment above it"
     assert "MTF-0003: [nccl-p2p-transport-disabled-by-mistake]" in (content / "ledger.yaml").read_text()
     assert main(["check", "--strict"]) == 0
     assert main(["new", "NCCL: P2P transport disabled by mistake!"]) == 2  # refuses to overwrite
@@ -84,7 +85,7 @@ def test_json_schema_agrees_with_pydantic(tmp_path: Path) -> None:
         assert list(validator.iter_errors(_as_json(yaml.safe_load(path.read_text())))) == [], path
     for name, (old, new) in SCHEMA_VIOLATIONS.items():
         data = yaml.safe_load(entry_yaml().replace(old, new, 1))
-        with pytest.raises(Exception):
+        with pytest.raises(ValidationError):
             Entry.model_validate(data)
         assert list(validator.iter_errors(_as_json(data))), f"jsonschema accepts {name}"
     write_tree(tmp_path, {"categories.yaml": CATEGORIES, **{f"failures/{n}.yaml": entry_yaml().replace(o, v, 1) for n, (o, v) in SCHEMA_VIOLATIONS.items()}})

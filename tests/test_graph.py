@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def test_neighbourhood_has_one_node_per_neighbour_and_labels_never_overlap(conte
     assert slugs[0] == "first-failure" and "hop2" in slugs and len(slugs) == 1 + 8 + 1
     for anchor in ("start", "end"):
         ys = sorted(n.label_y for n in layout.nodes if n.anchor == anchor)
-        assert all(b - a >= LABEL_GAP - 0.01 for a, b in zip(ys, ys[1:]))
+        assert all(b - a >= LABEL_GAP - 0.01 for a, b in itertools.pairwise(ys))
     assert all(0 <= n.label_y <= layout.legend_y and 0 <= n.x <= layout.width for n in layout.nodes)
     assert any(e.type == "causes" and e.source == "hop2" for e in layout.edges)
     assert ring_map(catalog, build_graph(catalog), sorted(catalog.entries)).nodes
