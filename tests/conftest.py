@@ -69,3 +69,14 @@ def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\n",
     })
     return tmp_path / "content"
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped content built once per test session (with the search index)."""
+    from generator.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("built") / "site"
+    assert main(["build", "--content", str(root / "content"), "--out", str(out)]) == 0
+    return out

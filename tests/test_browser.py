@@ -15,10 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    out = tmp_path_factory.mktemp("built") / "site"
-    assert main(["build", "--content", str(ROOT / "content"), "--out", str(out)]) == 0
-    server, base = serve(out)
+def site(built_site: Path) -> Iterator[str]:
+    server, base = serve(built_site)
     yield base
     server.shutdown()
 

@@ -1,0 +1,144 @@
+"""Quality gates on the built site: the Nu HTML checker, links and fragments, CSP, accessibility
+with axe-core in Chromium, keyboard reach, and what a reader sees at desktop and phone widths."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from browser import PageErrors, browser, serve  # noqa: F401  (browser is a fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+VNU = Path(os.environ.get("VNU_JAR", ROOT / ".tools/node_modules/vnu-jar/build/dist/vnu.jar"))
+ARTIFACTS = ROOT / "artifacts/screenshots"
+PAGES = {"home": "", "entry": "failures/nccl-watchdog-timeout/", "taxonomy": "categories/distributed-training/",
+         "hub": "hubs/nccl-errors/", "graph": "graph/", "diagnose": "diagnose/", "search": "search/?q=watchdog"}
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.inline_scripts = 0
+        self.handlers: list[str] = []
+        self.csp = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.add(a["id"])
+        for name in ("href", "src"):
+            if name in a and tag not in ("link",) or (tag == "link" and name == "href" and a.get("rel") in ("stylesheet", "icon")):
+                if name in a:
+                    self.links.append(a[name])
+        if tag == "script" and "src" not in a and a.get("type") != "application/json":
+            self.inline_scripts += 1
+        self.handlers += [k for k in a if k.startswith("on")]
+        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
+            self.csp = a.get("content", "")
+
+
+def _pages(site: Path) -> dict[Path, _Page]:
+    parsed = {}
+    for path in sorted(site.rglob("*.html")):
+        page = _Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        parsed[path] = page
+    return parsed
+
+
+def test_nu_html_checker_reports_no_errors(built_site: Path) -> None:
+    if not VNU.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"{VNU} is missing; .ci/run installs it (npm vnu-jar)")
+        pytest.skip("the Nu checker (npm vnu-jar) is not installed")
+    run = subprocess.run(["java", "-jar", str(VNU), "--errors-only", "--skip-non-html", str(built_site)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and run.stderr.strip() == "", run.stderr[:5000]
+    assert len(list(built_site.rglob("*.html"))) > 200
+
+
+def test_no_broken_internal_links_or_fragments(built_site: Path) -> None:
+    pages = _pages(built_site)
+    checked, broken = 0, []
+    for path, page in pages.items():
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "data:")):
+                continue
+            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+            if path.name == "404.html" and parts.path.startswith("/"):
+                target = (built_site / parts.path.lstrip("/")).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            checked += 1
+            if not target.is_file():
+                broken.append(f"{path.relative_to(built_site)}: {link}")
+            elif parts.fragment and target.suffix == ".html" and parts.fragment not in pages[target].ids:
+                broken.append(f"{path.relative_to(built_site)}: {link} (no id {parts.fragment!r})")
+    assert broken == []
+    assert checked > 5000
+
+
+def test_every_page_has_a_strict_content_security_policy(built_site: Path) -> None:
+    for path, page in _pages(built_site).items():
+        csp = dict(d.strip().split(" ", 1) for d in page.csp.split(";") if " " in d.strip())
+        assert csp.get("default-src") == "'none'", path
+        assert "unsafe-inline" not in page.csp and "http" not in page.csp, path
+        assert csp.get("script-src", "'self'").split()[0] == "'self'", path
+        assert page.inline_scripts == 0 and page.handlers == [], path
+
+
+@pytest.fixture(scope="module")
+def site(built_site: Path) -> Iterator[str]:
+    server, base = serve(built_site)
+    yield base
+    server.shutdown()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: str) -> None:  # noqa: F811
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = browser.new_page(color_scheme=scheme)
+    errors = PageErrors(page)
+    page.goto(site + PAGES[name])
+    page.wait_for_load_state("networkidle")
+    violations = Axe().run(page).response["violations"]
+    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
+               if v["impact"] in ("serious", "critical")]
+    assert serious == []
+    assert errors.errors == []
+
+
+def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:  # noqa: F811
+    page = browser.new_page()
+    page.goto(site)
+    links = page.evaluate("document.querySelectorAll('a[href], input, textarea, button, select').length")
+    reached: set[str] = set()
+    for _ in range(links + 5):
+        page.keyboard.press("Tab")
+        reached.add(page.evaluate("(() => { const e = document.activeElement; return e.id || e.getAttribute('href') || e.tagName; })()"))
+    assert "site-q" in reached and "ask-q" in reached
+    hrefs = set(page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))"))
+    assert hrefs <= reached
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1366, 390])
+def test_screenshots_and_no_sideways_scroll_on_a_phone(browser, site: str, width: int, scheme: str) -> None:  # noqa: F811
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    for name in ("home", "entry", "hub", "graph", "diagnose"):
+        page.goto(site + PAGES[name])
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}-{scheme}.png"), full_page=True)
+        overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {width}px"
