@@ -7,12 +7,12 @@ import os
 import re
 import subprocess
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import PageErrors, browser, serve  # noqa: F401  (browser is a fixture)
+from htmlparse import ParsedPage
 
 ROOT = Path(__file__).resolve().parent.parent
 VNU = Path(os.environ.get("VNU_JAR", ROOT / ".tools/node_modules/vnu-jar/build/dist/vnu.jar"))
@@ -21,37 +21,8 @@ PAGES = {"home": "", "entry": "failures/nccl-watchdog-timeout/", "taxonomy": "ca
          "hub": "hubs/nccl-errors/", "graph": "graph/", "diagnose": "diagnose/", "search": "search/?q=watchdog"}
 
 
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.ids: set[str] = set()
-        self.links: list[str] = []
-        self.inline_scripts = 0
-        self.handlers: list[str] = []
-        self.csp = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = {k: v or "" for k, v in attrs}
-        if "id" in a:
-            self.ids.add(a["id"])
-        for name in ("href", "src"):
-            if name in a and tag not in ("link",) or (tag == "link" and name == "href" and a.get("rel") in ("stylesheet", "icon")):
-                if name in a:
-                    self.links.append(a[name])
-        if tag == "script" and "src" not in a and a.get("type") != "application/json":
-            self.inline_scripts += 1
-        self.handlers += [k for k in a if k.startswith("on")]
-        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
-            self.csp = a.get("content", "")
-
-
-def _pages(site: Path) -> dict[Path, _Page]:
-    parsed = {}
-    for path in sorted(site.rglob("*.html")):
-        page = _Page()
-        page.feed(path.read_text(encoding="utf-8"))
-        parsed[path] = page
-    return parsed
+def _pages(site: Path) -> dict[Path, ParsedPage]:
+    return {path: ParsedPage(path.read_text(encoding="utf-8")) for path in sorted(site.rglob("*.html"))}
 
 
 def test_nu_html_checker_reports_no_errors(built_site: Path) -> None:
