@@ -7,7 +7,6 @@ import http.server
 import os
 import shutil
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,17 +28,6 @@ def need_browser() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{missing} is not installed; .ci/run must install it")
         pytest.skip(f"{missing} is not installed")
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def serve(root: Path, prefix: str = "") -> tuple[http.server.ThreadingHTTPServer, str]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import PageErrors, browser, serve  # noqa: F401  (browser is a fixture)
+from browser import PageErrors, serve
 
 from generator.cli import main
 
@@ -21,7 +21,7 @@ def site(built_site: Path) -> Iterator[str]:
     server.shutdown()
 
 
-def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:  # noqa: F811
+def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
     page = browser.new_page()
     errors = PageErrors(page)
     page.goto(site + "diagnose/")
@@ -47,7 +47,7 @@ def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:  
     ("DataLoader worker (pid 4242) is killed by signal: Bus error.", "DataLoader worker killed by signal Bus error (shared memory exhausted)"),
     ("flight recorder", None),
 ])
-def test_searching_an_error_string_lists_the_right_entry_first(browser, site: str, query: str, expected: str | None) -> None:  # noqa: F811
+def test_searching_an_error_string_lists_the_right_entry_first(browser, site: str, query: str, expected: str | None) -> None:
     page = browser.new_page()
     errors = PageErrors(page)
     page.goto(site)
@@ -61,7 +61,7 @@ def test_searching_an_error_string_lists_the_right_entry_first(browser, site: st
     assert errors.errors == []
 
 
-def test_search_filters_by_category(browser, site: str) -> None:  # noqa: F811
+def test_search_filters_by_category(browser, site: str) -> None:
     page = browser.new_page()
     page.goto(site + "search/?q=timeout&category=launch-rendezvous")
     page.wait_for_selector("#search-results p.meta")
@@ -70,7 +70,7 @@ def test_search_filters_by_category(browser, site: str) -> None:  # noqa: F811
     assert "NCCL collective watchdog timeout" not in results
 
 
-def test_home_box_sends_a_pasted_log_to_diagnosis_in_the_browser(browser, site: str) -> None:  # noqa: F811
+def test_home_box_sends_a_pasted_log_to_diagnosis_in_the_browser(browser, site: str) -> None:
     page = browser.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
@@ -84,7 +84,7 @@ def test_home_box_sends_a_pasted_log_to_diagnosis_in_the_browser(browser, site: 
 
 
 @pytest.mark.parametrize("path", ["id/MTF-0001/", "id/mtf-0001/"])
-def test_permanent_id_lands_on_the_canonical_page(browser, site: str, path: str) -> None:  # noqa: F811
+def test_permanent_id_lands_on_the_canonical_page(browser, site: str, path: str) -> None:
     page = browser.new_page()
     response = page.goto(site + path)
     if path.islower():  # IDs are case-sensitive; a wrong one is a 404 page, never a wrong entry
@@ -94,7 +94,7 @@ def test_permanent_id_lands_on_the_canonical_page(browser, site: str, path: str)
     assert page.locator("h1").inner_text() == "NCCL collective watchdog timeout"
 
 
-def test_section_link_scrolls_to_its_section(browser, site: str) -> None:  # noqa: F811
+def test_section_link_scrolls_to_its_section(browser, site: str) -> None:
     page = browser.new_page(viewport={"width": 1000, "height": 700})
     page.goto(site + "failures/nccl-watchdog-timeout/#confirm")
     top = page.evaluate("document.getElementById('confirm').getBoundingClientRect().top")
@@ -118,7 +118,7 @@ def subpath_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.shutdown()
 
 
-def test_site_works_from_a_sub_path_with_redirects(browser, subpath_site: str) -> None:  # noqa: F811
+def test_site_works_from_a_sub_path_with_redirects(browser, subpath_site: str) -> None:
     page = browser.new_page()
     errors = PageErrors(page)
     page.goto(subpath_site + "failures/nccl-watchdog-timeout/")  # the old slug, now an alias

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import PageErrors, browser, serve  # noqa: F401  (browser is a fixture)
+from browser import PageErrors, serve
 from conftest import write_tree
 from htmlparse import ParsedPage
 
@@ -100,7 +100,7 @@ def test_hostile_text_is_shown_as_text(hostile_site: tuple[str, Path]) -> None:
     assert "{{ 7*7 }}" in jinja and "49" not in jinja.split("<main", 1)[1].split("</main>", 1)[0]
 
 
-def test_no_hostile_page_runs_anything_in_chromium(browser, hostile_site: tuple[str, Path]) -> None:  # noqa: F811
+def test_no_hostile_page_runs_anything_in_chromium(browser, hostile_site: tuple[str, Path]) -> None:
     base, site = hostile_site
     page = browser.new_page()
     errors = PageErrors(page)

@@ -4,14 +4,13 @@ with axe-core in Chromium, keyboard reach, and what a reader sees at desktop and
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser import PageErrors, browser, serve  # noqa: F401  (browser is a fixture)
+from browser import PageErrors, serve
 from htmlparse import ParsedPage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +75,7 @@ def site(built_site: Path) -> Iterator[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", sorted(PAGES))
-def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: str) -> None:  # noqa: F811
+def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: str) -> None:
     from axe_playwright_python.sync_playwright import Axe
 
     page = browser.new_page(color_scheme=scheme)
@@ -90,7 +89,7 @@ def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: 
     assert errors.errors == []
 
 
-def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:  # noqa: F811
+def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:
     page = browser.new_page()
     page.goto(site)
     links = page.evaluate("document.querySelectorAll('a[href], input, textarea, button, select').length")
@@ -105,7 +104,7 @@ def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:  # 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1366, 390])
-def test_screenshots_and_no_sideways_scroll_on_a_phone(browser, site: str, width: int, scheme: str) -> None:  # noqa: F811
+def test_screenshots_and_no_sideways_scroll_on_a_phone(browser, site: str, width: int, scheme: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     for name in ("home", "entry", "hub", "graph", "diagnose"):
