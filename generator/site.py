@@ -46,6 +46,8 @@ def write_site(files: dict[str, bytes], out: Path, search: bool = True) -> None:
     if out.exists() and not _is_replaceable(out):
         raise GeneratorError(f"refusing to replace {out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
     out.parent.mkdir(parents=True, exist_ok=True)
+    for stale in [*out.parent.glob(f".{out.name}.new-*"), *out.parent.glob(f".{out.name}.old-*")]:
+        shutil.rmtree(stale, ignore_errors=True)  # left behind by a build that was killed
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         for rel in sorted(files):
