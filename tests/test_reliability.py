@@ -102,7 +102,7 @@ def test_generated_entries_never_crash_check_or_build(tmp_path_factory: object, 
         catalog = build_catalog(load_content(root / "content", root))
     except ContentError as exc:
         for problem in exc.problems:
-            assert re.match(r"content/failures/fuzzed\.yaml:\d+:\d+: .+ \[E\d{3} [a-z-]+\]$", problem.format(), re.S), problem.format()
+            assert re.match(r"content/failures/fuzzed\.yaml:\d+:\d+: .+ \[E\d{3} [a-z-]+\]$", problem.format(), re.DOTALL), problem.format()
         return
     for page in render_site(catalog, build_graph(catalog)):
         parsed = ParsedPage(page.text)
