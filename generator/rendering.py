@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -59,12 +60,20 @@ class Page:
     listed: bool = True  # in the sitemap (not redirects or the 404 page)
 
 
-def _highlight(code: str, language: str) -> str:
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+@functools.lru_cache(maxsize=256)
+def _lexer(language: str) -> Lexer:
     try:
-        lexer = get_lexer_by_name(language)
+        return get_lexer_by_name(language)
     except ClassNotFound:
-        lexer = get_lexer_by_name("text")
-    spans = highlight(code, lexer, HtmlFormatter(nowrap=True))
+        return get_lexer_by_name("text")
+
+
+def _highlight(code: str, language: str) -> str:
+    lexer = _lexer(language)
+    spans = highlight(code, lexer, _FORMATTER)
     # Starts with <pre so that markdown-it uses it as the whole fenced block.
     return f'<pre class="highlight"><code class="language-{lexer.aliases[0] if lexer.aliases else "text"}">{spans}</code></pre>'
 
@@ -115,15 +124,8 @@ def _environment(templates: Path) -> jinja2.Environment:
 
 def _relative(from_path: str) -> Callable[[str], str]:
     """Return a function mapping a site path ('failures/x/') to a link relative to from_path."""
-    base = posixpath.dirname(from_path) or "."
-
-    def url(target: str) -> str:
-        rel = posixpath.relpath(target or ".", base)
-        if target.endswith("/") or target == "":
-            rel = "./" if rel == "." else rel + "/"
-        return rel
-
-    return url
+    prefix = "../" * from_path.count("/")
+    return lambda target: prefix + target or "./"
 
 
 def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> Iterator[Page]:

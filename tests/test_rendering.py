@@ -24,13 +24,13 @@ def test_entry_page_has_every_section_with_a_stable_anchor(content: Path) -> Non
     ids = [i for i in re.findall(r'id="([^"]+)"', page) if i in dict(SECTIONS)]
     assert [anchor for anchor, _ in SECTIONS] == ids
     assert '<a class="anchor" href="#confirm" aria-label="Link to this section: How to confirm it">#</a>' in page
-    assert '<a href="../second-failure/">Second failure</a>' in page
+    assert '<a href="../../failures/second-failure/">Second failure</a>' in page
     assert '<link rel="stylesheet" href="../../assets/style.css">' in page
 
 
 def test_inverse_relation_is_rendered_on_the_undeclared_side(content: Path) -> None:
     page = _pages(content)["failures/second-failure/index.html"]
-    assert '<span class="relation">Caused by</span> <a href="../first-failure/">First failure</a>' in page
+    assert '<span class="relation">Caused by</span> <a href="../../failures/first-failure/">First failure</a>' in page
 
 
 def test_hostile_text_is_shown_as_text(content: Path) -> None:
