@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild and reload on every change")
     serve.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
@@ -129,7 +131,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    catalog = _build_site(args.content, args.out, args.base_url, not args.no_search)
+    catalog = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs)
     print(f"built {len(catalog.entries)} entries into {args.out}/ (open {args.out / 'index.html'})")
     return 0
 
@@ -146,7 +148,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_site(content: Path, out: Path, base_url: str | None, search: bool) -> Catalog:
+def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int) -> Catalog:
     """Check, render and write the site; return the catalog (raises ContentError)."""
     catalog = load_catalog(content)
     if base_url:
@@ -155,7 +157,7 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool) ->
         except ValidationError as exc:
             raise GeneratorError(f"--base-url {base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     graph = build_graph(catalog)
-    pages = list(render_site(catalog, graph))
+    pages = render_site(catalog, graph, jobs=jobs)
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
     files = collect_files(pages, stylesheet(), TEMPLATES / "static", {**api, **scripts})

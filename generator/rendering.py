@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import multiprocessing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,12 +129,36 @@ def _relative(from_path: str) -> Callable[[str], str]:
     return lambda target: prefix + target or "./"
 
 
-def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> Iterator[Page]:
-    """Yield every HTML page of the site, in a fixed order.
+OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
+PARALLEL_MIN_PAGES = 300  # below this, starting worker processes costs more than it saves
+_PLAN: list[Callable[[], Page]] = []  # read by forked workers, which inherit it
+
+
+def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, jobs: int = 1) -> list[Page]:
+    """Return every HTML page of the site, in a fixed order, rendered by `jobs` processes.
 
     Links are relative so the site works from any sub-path; only 404.html, which a
-    host serves at arbitrary URLs, links absolutely from base_path.
+    host serves at arbitrary URLs, links absolutely from base_path. The output does
+    not depend on `jobs`.
     """
+    global _PLAN
+    _PLAN = list(_plan(catalog, graph, templates))
+    try:
+        if jobs <= 1 or len(_PLAN) < PARALLEL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+            return [job() for job in _PLAN]
+        # Workers are forked after the plan exists, so the catalog is shared, not pickled.
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_render_planned, range(len(_PLAN)), chunksize=max(1, len(_PLAN) // (jobs * 8)))
+    finally:
+        _PLAN = []
+
+
+def _render_planned(index: int) -> Page:
+    return _PLAN[index]()
+
+
+def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[Callable[[], Page]]:
+    """Yield one job per page; each job renders its page when called."""
     env = _environment(templates)
     shared: dict[str, Any] = {
         "catalog": catalog,
@@ -144,23 +169,26 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> 
         "taxonomy_names": TAXONOMIES,
         "system_slug": system_slug,
     }
-
     base_path = urlsplit(catalog.site.base_url).path
 
-    def page(path: str, template: str, listed: bool = True, **context: Any) -> Page:
+    def render(path: str, template: str, listed: bool, context: dict[str, Any]) -> Page:
         url = (lambda target: base_path + target) if path == "404.html" else _relative(path)
         canonical = catalog.site.base_url + path.removesuffix("index.html")
+        if "layout_of" in context:
+            context = {**context, "layout": neighbourhood(catalog, graph, context.pop("layout_of"))}
         text = env.get_template(template).render(url=url, entry_url=lambda slug: url(f"failures/{slug}/"), page_path=path,
                                                  canonical=canonical, site=catalog.site, **shared, **context)
         return Page(path, text, listed)
+
+    def page(path: str, template: str, listed: bool = True, **context: Any) -> Callable[[], Page]:
+        return functools.partial(render, path, template, listed, context)
 
     entries = catalog.ordered()
     recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]
     yield page("index.html", "home.html", recent=recent)
     yield page("failures/index.html", "listing.html", title="All failures", items=entries, intro="Every entry in the encyclopedia, by title.")
     for item in entries:
-        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry,
-                   layout=neighbourhood(catalog, graph, item.slug))
+        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry, layout_of=item.slug)
     for kind, terms in catalog.taxonomies.items():
         yield page(f"{kind}/index.html", "taxonomy.html", title=TAXONOMIES[kind], kind=kind,
                    groups=[(t.slug, t.label, len(t.entries)) for t in terms.values()])
@@ -172,7 +200,13 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> 
                groups=[(slug, hub.hub.title, len(hub.hub.rows)) for slug, hub in sorted(catalog.hubs.items())])
     for slug, hub in sorted(catalog.hubs.items()):
         yield page(f"hubs/{slug}/index.html", "hub.html", hub=hub.hub, hub_slug=slug)
-    yield from _graph_pages(catalog, graph, page)
+    everything = sorted(catalog.entries)
+    yield page("graph/index.html", "graph.html", layout=ring_map(catalog, graph, everything) if len(everything) <= OVERVIEW_LIMIT else None,
+               category=None, slugs=everything)
+    for slug in sorted(catalog.categories):
+        members = catalog.taxonomies["categories"][slug].entries
+        if members:
+            yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
     yield page("search/index.html", "search.html")
     yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
     yield page("404.html", "404.html", listed=False)
@@ -187,19 +221,6 @@ def _signature_json(catalog: Catalog, base: str) -> str:
     data = {**signature_data(catalog), "base": base, "desync_entry": DESYNC_ENTRY, "stuck_entry": STUCK_ENTRY}
     # "<" escaped so that no content can close the <script> element it is embedded in.
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
-
-
-OVERVIEW_LIMIT = 150  # above this many entries the overview shows categories only
-
-
-def _graph_pages(catalog: Catalog, graph: Graph, page: Callable[..., Page]) -> Iterator[Page]:
-    everything = sorted(catalog.entries)
-    overview = ring_map(catalog, graph, everything) if len(everything) <= OVERVIEW_LIMIT else None
-    yield page("graph/index.html", "graph.html", layout=overview, category=None, slugs=everything)
-    for slug in sorted(catalog.categories):
-        members = catalog.taxonomies["categories"][slug].entries
-        if members:
-            yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
 
 
 def stylesheet(templates: Path = TEMPLATES) -> str:

@@ -47,7 +47,7 @@ def test_renamed_entry_keeps_its_old_address_as_a_redirect(content: Path, tmp_pa
     (content / "failures/first-failure.yaml").write_text((content / "failures/first-failure.yaml").read_text().replace("second-failure", "renamed-failure"))
     assert main(["build", "--out", "site"]) == 0
     redirect = (tmp_path / "site/failures/second-failure/index.html").read_text()
-    assert '<meta http-equiv="refresh" content="0; url=../renamed-failure/">' in redirect
+    assert '<meta http-equiv="refresh" content="0; url=../../failures/renamed-failure/">' in redirect
     assert '<link rel="canonical" href="https://example.org/failures/renamed-failure/">' in redirect
     assert (tmp_path / "site/failures/renamed-failure/index.html").is_file()
     assert "../../failures/renamed-failure/" in (tmp_path / "site/id/MTF-0002/index.html").read_text()
