@@ -116,7 +116,7 @@ def main() -> None:
         table = bench(n, args.runs, n <= args.skip_mkdocs_above)
         full = table["ours: full clean build"][0]
         print(f"\n{n:,} entries, median of {args.runs} runs, alternating")
-        print(f"| step | wall s | CPU s | peak RSS MiB | ours full / this |\n| --- | ---: | ---: | ---: | ---: |")
+        print("| step | wall s | CPU s | peak RSS MiB | ours full / this |\n| --- | ---: | ---: | ---: | ---: |")
         for name, (wall, cpu, rss) in table.items():
             print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rss} | {full / wall:.2f} |")
         search = table["ours: full build + Pagefind"][0] - full

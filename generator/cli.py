@@ -143,7 +143,9 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    build = lambda: _build_site(args.content, args.out, None, not args.no_search)
+    def build() -> Catalog:
+        return _build_site(args.content, args.out, None, not args.no_search, os.cpu_count() or 1)
+
     serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
 
