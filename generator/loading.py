@@ -36,6 +36,7 @@ from .schema import (
 from .signatures import check_signature
 
 MAX_FILE_BYTES = 1_000_000
+_STR = "tag:yaml.org,2002:str"
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
 
@@ -263,6 +264,8 @@ class _Builder:
             return self._mapping(node, loc)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        if node.tag == _STR:
+            return node.value  # most values: skip the generic constructor
         if node.tag == "tag:yaml.org,2002:merge" or node.tag not in self._constructor.yaml_constructors:
             self.problems.append(Problem(self.path, *pos, format_loc(loc), f"unsupported YAML tag {node.tag!r} (expected plain values)", "E001"))
             return None

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
@@ -23,7 +23,7 @@ from pygments.util import ClassNotFound
 from .api import signature_data
 from .catalog import TAXONOMIES, Catalog, system_slug
 from .diagnosis import DESYNC_ENTRY, STUCK_ENTRY
-from .graph import Graph, neighbourhood, ring_map
+from .graph import Graph, Layout, neighbourhood, ring_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 RELATION_LABELS = {
@@ -108,6 +108,39 @@ def render_inline(text: str) -> Markup:
     return Markup(_MD.renderInline(text))
 
 
+_LEGEND = [("causes", "causes"), ("confused-with", "confused with"), ("see-also", "see also"), ("similar", "similar (inferred)")]
+
+
+def graph_svg(layout: Layout, svg_id: str, title: str, desc: str, titles: dict[str, str],
+              category_names: dict[str, str], link: Callable[[str], str]) -> Markup:
+    """Return a layout as inline SVG: typed edges, linked nodes, labels and a legend.
+
+    Built as a string in Python rather than a template: it is the hottest markup of a
+    build, and every piece of text still goes through escape().
+    """
+    arrow = f' marker-end="url(#{svg_id}-arrow)"'
+    out = [f'<svg class="graph" viewBox="0 0 {layout.width} {layout.height}" width="{layout.width}" height="{layout.height}" '
+           f'aria-labelledby="{svg_id}-title {svg_id}-desc">',
+           f'<title id="{svg_id}-title">{escape(title)}</title><desc id="{svg_id}-desc">{escape(desc)}</desc>',
+           f'<defs><marker id="{svg_id}-arrow" viewBox="0 0 10 10" refX="20" refY="5" markerUnits="userSpaceOnUse" '
+           'markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
+    for e in layout.edges:
+        out.append(f'<line class="edge edge-{e.type}" x1="{e.x1}" y1="{e.y1}" x2="{e.x2}" y2="{e.y2}"{arrow if e.type == "causes" else ""}/>')
+    for n in layout.nodes:
+        leader = f'<line class="leader" x1="{n.x}" y1="{n.y}" x2="{n.label_x}" y2="{n.label_y - 4}"/>' if n.anchor != "middle" else ""
+        out.append(f'<a href="{escape(link(n.slug))}"><title>{escape(titles[n.slug])}</title>{leader}'
+                   f'<circle cx="{n.x}" cy="{n.y}" r="{n.r}" fill="{n.colour}"/>'
+                   f'<text x="{n.label_x}" y="{n.label_y}" text-anchor="{n.anchor}">{escape(n.label)}</text></a>')
+    out.append(f'<g class="legend" transform="translate(10 {layout.legend_y})">')
+    for i, (kind, label) in enumerate(_LEGEND):
+        out.append(f'<line class="edge edge-{kind}" x1="0" y1="{i * 16}" x2="28" y2="{i * 16}"{arrow if kind == "causes" else ""}/>'
+                   f'<text x="34" y="{i * 16 + 4}">{label}</text>')
+    for i, (category, colour) in enumerate(layout.categories):
+        out.append(f'<circle cx="14" cy="{68 + i * 16}" r="5" fill="{colour}"/><text x="34" y="{72 + i * 16}">{escape(category_names[category])}</text>')
+    out.append("</g></svg>")
+    return Markup("\n".join(out))
+
+
 def _environment(templates: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
@@ -168,6 +201,8 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[Callable[
         "category_names": {slug: c.title for slug, c in catalog.categories.items()},
         "taxonomy_names": TAXONOMIES,
         "system_slug": system_slug,
+        "titles": {slug: item.entry.title for slug, item in catalog.entries.items()},
+        "graph_svg": graph_svg,
     }
     base_path = urlsplit(catalog.site.base_url).path
 
