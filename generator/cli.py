@@ -17,14 +17,22 @@ from .catalog import Catalog, build_catalog
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
 from .errors import RULES, ContentError, GeneratorError, Problem
 from .graph import build_graph
+from .incremental import (
+    Digests,
+    PageCache,
+    files_digest,
+    global_digest,
+    render_incrementally,
+    track,
+)
 from .loading import load_content
 from .quality import check_quality
-from .rendering import TEMPLATES, render_site, stylesheet
+from .rendering import TEMPLATES, plan_site, stylesheet
 from .repro import run_reproduction, torch_version
 from .scaffold import draft_entry, next_id, slug_from_title
 from .schema import SiteConfig
 from .serve import serve
-from .site import collect_files, write_site
+from .site import MARKER, collect_files, write_site
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    build.add_argument("--clean", action="store_true", help="render every page, ignoring the incremental cache")
     build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild and reload on every change")
@@ -131,8 +140,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    catalog = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs)
-    print(f"built {len(catalog.entries)} entries into {args.out}/ (open {args.out / 'index.html'})")
+    built = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs, args.clean)
+    print(f"built {built} into {args.out}/ (open {args.out / 'index.html'})" if built else f"{args.out}/ is up to date")
     return 0
 
 
@@ -143,15 +152,24 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    def build() -> Catalog:
+    def build() -> str:
         return _build_site(args.content, args.out, None, not args.no_search, os.cpu_count() or 1)
 
     serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
 
 
-def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int) -> Catalog:
-    """Check, render and write the site; return the catalog (raises ContentError)."""
+def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int, clean: bool = False) -> str:
+    """Check, render and write the site; return what was built, or "" when it was up to date.
+
+    The cache beside the output lets a rebuild skip everything when no input changed,
+    and re-render only the pages whose inputs changed otherwise (raises ContentError).
+    """
+    cache_path = out.parent / f".{out.name}.cache"
+    cache = PageCache() if clean else PageCache.load(cache_path)
+    inputs = files_digest([content, TEMPLATES, Path(__file__).parent], f"{base_url}:{search}")
+    if cache.inputs == inputs and (out / MARKER).is_file():
+        return ""
     catalog = load_catalog(content)
     if base_url:
         try:
@@ -159,12 +177,18 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
         except ValidationError as exc:
             raise GeneratorError(f"--base-url {base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     graph = build_graph(catalog)
-    pages = render_site(catalog, graph, jobs=jobs)
+    track(catalog, graph)
+    plan = plan_site(catalog, graph, TEMPLATES)
+    everywhere = global_digest([TEMPLATES, Path(__file__).parent], catalog)
+    pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, jobs)
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-    files = collect_files(pages, stylesheet(), TEMPLATES / "static", {**api, **scripts})
+    files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **scripts})
     write_site(files, out, search=search)
-    return catalog
+    renewed.inputs = inputs
+    renewed.save(cache_path)
+    rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
+    return f"{len(catalog.entries)} entries ({rendered} of {len(plan)} pages rendered)"
 
 
 LEDGER_HEADER = """\

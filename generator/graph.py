@@ -28,7 +28,7 @@ class Similar:
     shared: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Graph:
     """Typed links (with inverses) and the top inferred neighbours of every entry."""
 
@@ -92,6 +92,7 @@ class Node:
     y: float
     r: float
     colour: str
+    title: str
     label: str
     label_x: float
     label_y: float
@@ -201,7 +202,7 @@ def _layout(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, flo
         entry = catalog.entries[s].entry
         lx, ly, anchor = labels[s]
         nodes.append(Node(s, round(x + dx, 1), round(y + dy, 1), 12.0 if s == centre else 7.0, graph.colours[entry.category],
-                          _short(entry.title, 44 if s == centre else 32), round(lx + dx, 1), round(ly + dy, 1), anchor))
+                          entry.title, _short(entry.title, 44 if s == centre else 32), round(lx + dx, 1), round(ly + dy, 1), anchor))
     edges = []
     for a, b, kind in pairs:
         if kind == "caused-by":  # draw from cause to effect so the arrowhead reads "causes"

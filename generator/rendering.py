@@ -8,7 +8,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import jinja2
@@ -111,24 +111,25 @@ def render_inline(text: str) -> Markup:
 _LEGEND = [("causes", "causes"), ("confused-with", "confused with"), ("see-also", "see also"), ("similar", "similar (inferred)")]
 
 
-def graph_svg(layout: Layout, svg_id: str, title: str, desc: str, titles: dict[str, str],
-              category_names: dict[str, str], link: Callable[[str], str]) -> Markup:
+def graph_svg(layout: Layout, svg_id: str, title: str, desc: str, category_names: dict[str, str],
+              link: Callable[[str], str]) -> Markup:
     """Return a layout as inline SVG: typed edges, linked nodes, labels and a legend.
 
     Built as a string in Python rather than a template: it is the hottest markup of a
     build, and every piece of text still goes through escape().
     """
     arrow = f' marker-end="url(#{svg_id}-arrow)"'
-    out = [f'<svg class="graph" viewBox="0 0 {layout.width} {layout.height}" width="{layout.width}" height="{layout.height}" '
-           f'aria-labelledby="{svg_id}-title {svg_id}-desc">',
+    size = f'viewBox="0 0 {layout.width} {layout.height}" width="{layout.width}" height="{layout.height}"'
+    marker = (f'<marker id="{svg_id}-arrow" viewBox="0 0 10 10" refX="20" refY="5" markerUnits="userSpaceOnUse" '
+              'markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>')
+    out = [f'<svg class="graph" {size} aria-labelledby="{svg_id}-title {svg_id}-desc">',
            f'<title id="{svg_id}-title">{escape(title)}</title><desc id="{svg_id}-desc">{escape(desc)}</desc>',
-           f'<defs><marker id="{svg_id}-arrow" viewBox="0 0 10 10" refX="20" refY="5" markerUnits="userSpaceOnUse" '
-           'markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
+           f"<defs>{marker}</defs>"]
     for e in layout.edges:
         out.append(f'<line class="edge edge-{e.type}" x1="{e.x1}" y1="{e.y1}" x2="{e.x2}" y2="{e.y2}"{arrow if e.type == "causes" else ""}/>')
     for n in layout.nodes:
         leader = f'<line class="leader" x1="{n.x}" y1="{n.y}" x2="{n.label_x}" y2="{n.label_y - 4}"/>' if n.anchor != "middle" else ""
-        out.append(f'<a href="{escape(link(n.slug))}"><title>{escape(titles[n.slug])}</title>{leader}'
+        out.append(f'<a href="{escape(link(n.slug))}"><title>{escape(n.title)}</title>{leader}'
                    f'<circle cx="{n.x}" cy="{n.y}" r="{n.r}" fill="{n.colour}"/>'
                    f'<text x="{n.label_x}" y="{n.label_y}" text-anchor="{n.anchor}">{escape(n.label)}</text></a>')
     out.append(f'<g class="legend" transform="translate(10 {layout.legend_y})">')
@@ -164,7 +165,36 @@ def _relative(from_path: str) -> Callable[[str], str]:
 
 OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
 PARALLEL_MIN_PAGES = 300  # below this, starting worker processes costs more than it saves
-_PLAN: list[Callable[[], Page]] = []  # read by forked workers, which inherit it
+T = TypeVar("T")
+_CALLS: list[Callable[[], Any]] = []  # read by forked workers, which inherit it
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    """A page to render: where it goes, with what template and data, and how to render it."""
+
+    path: str
+    template: str
+    listed: bool
+    context: dict[str, Any]
+    render: Callable[[], Page]
+
+
+def run_parallel(calls: list[Callable[[], T]], jobs: int) -> list[T]:
+    """Return the results of calls, in order, computed by `jobs` forked processes when worth it."""
+    global _CALLS
+    if jobs <= 1 or len(calls) < PARALLEL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+        return [call() for call in calls]
+    _CALLS = list(calls)
+    try:  # workers are forked after the calls exist, so the catalog is shared, not pickled
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_run_call, range(len(_CALLS)), chunksize=max(1, len(_CALLS) // (jobs * 8)))
+    finally:
+        _CALLS = []
+
+
+def _run_call(index: int) -> Any:
+    return _CALLS[index]()
 
 
 def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, jobs: int = 1) -> list[Page]:
@@ -174,24 +204,15 @@ def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, job
     host serves at arbitrary URLs, links absolutely from base_path. The output does
     not depend on `jobs`.
     """
-    global _PLAN
-    _PLAN = list(_plan(catalog, graph, templates))
-    try:
-        if jobs <= 1 or len(_PLAN) < PARALLEL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
-            return [job() for job in _PLAN]
-        # Workers are forked after the plan exists, so the catalog is shared, not pickled.
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_render_planned, range(len(_PLAN)), chunksize=max(1, len(_PLAN) // (jobs * 8)))
-    finally:
-        _PLAN = []
+    return run_parallel([p.render for p in plan_site(catalog, graph, templates)], jobs)
 
 
-def _render_planned(index: int) -> Page:
-    return _PLAN[index]()
+def plan_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES) -> list[PlannedPage]:
+    """Return every page of the site, in a fixed order, ready to render."""
+    return list(_plan(catalog, graph, templates))
 
 
-def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[Callable[[], Page]]:
-    """Yield one job per page; each job renders its page when called."""
+def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPage]:
     env = _environment(templates)
     shared: dict[str, Any] = {
         "catalog": catalog,
@@ -201,7 +222,6 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[Callable[
         "category_names": {slug: c.title for slug, c in catalog.categories.items()},
         "taxonomy_names": TAXONOMIES,
         "system_slug": system_slug,
-        "titles": {slug: item.entry.title for slug, item in catalog.entries.items()},
         "graph_svg": graph_svg,
     }
     base_path = urlsplit(catalog.site.base_url).path
@@ -215,8 +235,8 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[Callable[
                                                  canonical=canonical, site=catalog.site, **shared, **context)
         return Page(path, text, listed)
 
-    def page(path: str, template: str, listed: bool = True, **context: Any) -> Callable[[], Page]:
-        return functools.partial(render, path, template, listed, context)
+    def page(path: str, template: str, listed: bool = True, **context: Any) -> PlannedPage:
+        return PlannedPage(path, template, listed, context, functools.partial(render, path, template, listed, context))
 
     entries = catalog.ordered()
     recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]

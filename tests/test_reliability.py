@@ -65,7 +65,7 @@ def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None
             continue  # finished before the kill; nothing to check
         assert _tree(tmp_path / "site") == before
     subprocess.run(build, cwd=tmp_path, check=True, capture_output=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "site"]  # leftovers cleaned
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]  # leftovers cleaned
     assert "Changed failure 0" in (tmp_path / "site/failures/synthetic-failure-00000/index.html").read_text()
 
 

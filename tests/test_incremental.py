@@ -1,0 +1,65 @@
+"""Incremental builds equal clean builds byte for byte, whatever changed; a no-op rebuild does nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.cli import main
+from generator.rendering import TEMPLATES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _same_as_clean(work: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["build", "--no-search", "--content", str(work / "content"), "--out", str(work / "site")]) == 0
+    said = capsys.readouterr().out
+    shutil.rmtree(work / "clean", ignore_errors=True)
+    assert main(["build", "--no-search", "--clean", "--content", str(work / "content"), "--out", str(work / "clean")]) == 0
+    capsys.readouterr()
+    assert _tree(work / "site") == _tree(work / "clean")
+    return said
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    monkeypatch.setattr(cli, "TEMPLATES", tmp_path / "templates")
+    failures = tmp_path / "content/failures"
+    said = _same_as_clean(tmp_path, capsys)
+    total = int(re.search(r"of (\d+) pages", said).group(1))  # type: ignore[union-attr]
+
+    assert main(["build", "--no-search", "--content", str(tmp_path / "content"), "--out", str(tmp_path / "site")]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'site'}/ is up to date\n"
+
+    # An entry's title appears on its page, in listings, in neighbours' graphs and in the hub.
+    _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
+    rendered = int(re.search(r"\((\d+) of", _same_as_clean(tmp_path, capsys)).group(1))  # type: ignore[union-attr]
+    assert 1 < rendered < total / 2
+
+    # A new relation changes both entries' pages and their neighbours' graphs.
+    _edit(failures / "nan-inf-loss.yaml", "related:\n", "related:\n  - slug: cuda-out-of-memory\n    type: see-also\n")
+    _same_as_clean(tmp_path, capsys)
+
+    # A new tag adds a taxonomy page and changes the tags index.
+    _edit(failures / "bf16-divergence.yaml", "tags: [", "tags: [brand-new-tag, ")
+    _same_as_clean(tmp_path, capsys)
+
+    # A template change re-renders everything that uses it.
+    _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
+    said = _same_as_clean(tmp_path, capsys)
+    assert f"({total + 1} of {total + 1} pages rendered)" in said
