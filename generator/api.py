@@ -58,7 +58,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {"entry": Entry, "api-entry": ApiEntry, "a
 
 
 def _json(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def entry_schema_json() -> str:

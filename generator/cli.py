@@ -184,8 +184,12 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
     files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **scripts})
-    write_site(files, out, search=search)
-    renewed.inputs = inputs
+    # The search index covers entry pages only: keep it when the same entry pages were all reused.
+    indexed = {p.path for p in pages if p.path.startswith("failures/")}
+    same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
+    reuse_search = cache.searched and same_entries and all(p.reuse for p in pages if p.path in indexed)
+    write_site(files, out, search=search, reuse_search=reuse_search)
+    renewed.inputs, renewed.searched = inputs, search
     renewed.save(cache_path)
     rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
     return f"{len(catalog.entries)} entries ({rendered} of {len(plan)} pages rendered)"

@@ -163,6 +163,7 @@ class PageCache:
 
     pages: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     inputs: str = ""
+    searched: bool = False  # the previous build made a search index
 
     @staticmethod
     def load(path: Path) -> PageCache:
@@ -212,7 +213,7 @@ def render_incrementally(plan: list[PlannedPage], cache: PageCache, previous: Pa
         digest, carried = plan_digest(everywhere, planned.path, planned.template, planned.context)
         old = previous / planned.path
         if cache.is_fresh(planned.path, digest, digests) and old.is_file():
-            pages[planned.path] = Page(planned.path, old.read_text(encoding="utf-8"), planned.listed)
+            pages[planned.path] = Page(planned.path, "", planned.listed, reuse=old)
             renewed.pages[planned.path] = cache.pages[planned.path]
         else:
             stale.append((planned, digest, carried))

@@ -54,11 +54,12 @@ _SAFE_SCHEMES = ("https:", "http:", "mailto:")
 
 @dataclass(frozen=True)
 class Page:
-    """One output file: its path under the site root and its text."""
+    """One output file: its path under the site root and its text, or the unchanged file it reuses."""
 
     path: str
     text: str
     listed: bool = True  # in the sitemap (not redirects or the 404 page)
+    reuse: Path | None = None  # an identical file of the previous build, linked instead of written
 
 
 _FORMATTER = HtmlFormatter(nowrap=True)

@@ -16,13 +16,14 @@ from .rendering import Page
 MARKER = ".encyclopedia-build"
 
 
-def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None, extra: dict[str, str] | None = None) -> dict[str, bytes]:
+def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None,
+                  extra: dict[str, str] | None = None) -> dict[str, bytes | Path]:
     """Return every output file by site path, refusing two pages with one path.
 
     Static assets (scripts) are copied from `static` into assets/; the stylesheet is
     given already combined with the code-highlighting colours.
     """
-    files: dict[str, bytes] = {"assets/style.css": stylesheet.encode("utf-8")}
+    files: dict[str, bytes | Path] = {"assets/style.css": stylesheet.encode("utf-8")}
     for asset in sorted(p for p in static.iterdir() if p.suffix in {".js", ".svg"}) if static else []:
         files[f"assets/{asset.name}"] = asset.read_bytes()
     if static and (static / "favicon.ico").is_file():
@@ -33,14 +34,16 @@ def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = 
             raise GeneratorError(f"refusing to write {page.path!r}: outside the output folder")
         if page.path in files:
             raise GeneratorError(f"two pages would be written to {page.path}")
-        files[page.path] = page.text.encode("utf-8")
+        files[page.path] = page.reuse or page.text.encode("utf-8")
     return files
 
 
-def write_site(files: dict[str, bytes], out: Path, search: bool = True) -> None:
+def write_site(files: dict[str, bytes | Path], out: Path, search: bool = True, reuse_search: bool = False) -> None:
     """Write files into out atomically: a failed write leaves the previous site untouched.
 
-    With search, Pagefind indexes the written pages into pagefind/ before the swap.
+    A file given as a Path is an unchanged file of the previous build: it is hard-linked,
+    not rewritten. With search, Pagefind indexes the written pages into pagefind/ before
+    the swap, unless reuse_search says no indexed page changed and the old index is kept.
     """
     out = out.absolute()
     if out.exists() and not _is_replaceable(out):
@@ -50,11 +53,14 @@ def write_site(files: dict[str, bytes], out: Path, search: bool = True) -> None:
         shutil.rmtree(stale, ignore_errors=True)  # left behind by a build that was killed
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
+        made: set[Path] = set()
         for rel in sorted(files):
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[rel])
-        if search:
+            _put(staging / rel, files[rel], made)
+        old_index = out / "pagefind"
+        if search and reuse_search and old_index.is_dir():
+            for file in sorted(p for p in old_index.rglob("*") if p.is_file()):
+                _put(staging / "pagefind" / file.relative_to(old_index), file, made)
+        elif search:
             _index_search(staging)
         (staging / MARKER).write_text("This folder is build output; it is replaced on every build.\n")
         os.chmod(staging, 0o755)
@@ -62,6 +68,19 @@ def write_site(files: dict[str, bytes], out: Path, search: bool = True) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _put(target: Path, data: bytes | Path, made: set[Path]) -> None:
+    if target.parent not in made:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        made.add(target.parent)
+    if isinstance(data, bytes):
+        target.write_bytes(data)
+        return
+    try:
+        os.link(data, target)
+    except OSError:  # another file system, or links not allowed
+        shutil.copyfile(data, target)
 
 
 def _index_search(folder: Path) -> None:
