@@ -89,10 +89,11 @@ def bench(n: int, runs: int, mkdocs_too: bool) -> dict[str, tuple[float, float, 
             "ours: one entry changed": (ours, work, lambda: one.write_text(original.replace("Synthetic failure 7:", f"Changed {len(results['ours: one entry changed'])}:"))),
             "ours: full build + Pagefind": ([str(BIN / "encyclopedia"), "build", "--out", "site-search"], work,
                                             lambda: shutil.rmtree(work / "site-search", ignore_errors=True)),
-            "Hugo (default highlighting)": ([str(BIN / "hugo"), "--quiet", "-d", str(work / "hugo-out")], work / "hugo",
-                                            lambda: shutil.rmtree(work / "hugo-out", ignore_errors=True)),
         }
-        if mkdocs_too:
+        if (BIN / "hugo").exists():
+            steps["Hugo (default highlighting)"] = ([str(BIN / "hugo"), "--quiet", "-d", str(work / "hugo-out")], work / "hugo",
+                                                    lambda: shutil.rmtree(work / "hugo-out", ignore_errors=True))
+        if mkdocs_too and (BIN / "mkdocs").exists():
             steps["MkDocs 1.6 + Material"] = ([str(BIN / "mkdocs"), "build", "-q", "-d", str(work / "mkdocs-out")], work / "mkdocs", None)
         results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in steps}
         for _ in range(runs):

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     build.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    build.add_argument("--quiet", action="store_true", help="no progress report")
     build.add_argument("--clean", action="store_true", help="render every page, ignoring the incremental cache")
     build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
@@ -140,7 +142,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    built = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs, args.clean)
+    built = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs, args.clean,
+                        Progress(enabled=not args.quiet and sys.stderr.isatty()))
     print(f"built {built} into {args.out}/ (open {args.out / 'index.html'})" if built else f"{args.out}/ is up to date")
     return 0
 
@@ -159,7 +162,25 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int, clean: bool = False) -> str:
+class Progress:
+    """Stage names and pages rendered, on one terminal line, once a build has run for a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled, self.start, self.shown = enabled, time.monotonic(), False
+
+    def __call__(self, stage: str, done: int = 0, total: int = 0) -> None:
+        if self.enabled and time.monotonic() - self.start > 1.0:
+            count = f" {done}/{total} pages" if total else ""
+            print(f"\r{stage}{count}\033[K", end="", file=sys.stderr, flush=True)
+            self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int, clean: bool = False,
+                progress: Progress | None = None) -> str:
     """Check, render and write the site; return what was built, or "" when it was up to date.
 
     The cache beside the output lets a rebuild skip everything when no input changed,
@@ -170,17 +191,22 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     inputs = files_digest([content, TEMPLATES, Path(__file__).parent], f"{base_url}:{search}")
     if cache.inputs == inputs and (out / MARKER).is_file():
         return ""
+    report = progress or Progress(enabled=False)
+    report("loading and checking the content")
     catalog = load_catalog(content)
     if base_url:
         try:
             catalog.site = SiteConfig(title=catalog.site.title, description=catalog.site.description, base_url=base_url)
         except ValidationError as exc:
             raise GeneratorError(f"--base-url {base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    report("building the related-failure graph")
     graph = build_graph(catalog)
     track(catalog, graph)
     plan = plan_site(catalog, graph, TEMPLATES)
     everywhere = global_digest([TEMPLATES, Path(__file__).parent], catalog)
-    pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, jobs)
+    report("rendering")
+    pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, jobs,
+                                          lambda done, total: report("rendering", done, total))
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
     files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **scripts})
@@ -188,7 +214,9 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     indexed = {p.path for p in pages if p.path.startswith("failures/")}
     same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
     reuse_search = cache.searched and same_entries and all(p.reuse for p in pages if p.path in indexed)
+    report("writing the site" + (" and the search index" if search and not reuse_search else ""))
     write_site(files, out, search=search, reuse_search=reuse_search)
+    report.finish()
     renewed.inputs, renewed.searched = inputs, search
     renewed.save(cache_path)
     rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])

@@ -204,7 +204,7 @@ def global_digest(paths: list[Path], catalog: Catalog) -> str:
 
 
 def render_incrementally(plan: list[PlannedPage], cache: PageCache, previous: Path, digests: Digests,
-                         everywhere: str, jobs: int) -> tuple[list[Page], PageCache]:
+                         everywhere: str, jobs: int, done: Callable[[int, int], None] | None = None) -> tuple[list[Page], PageCache]:
     """Return every page, copying fresh ones from the previous site, and the cache for the next build."""
     pages: dict[str, Page] = {}
     renewed = PageCache()
@@ -217,7 +217,7 @@ def render_incrementally(plan: list[PlannedPage], cache: PageCache, previous: Pa
             renewed.pages[planned.path] = cache.pages[planned.path]
         else:
             stale.append((planned, digest, carried))
-    for (planned, digest, carried), (page, read) in zip(stale, run_parallel([functools.partial(recording, p.render) for p, _, _ in stale], jobs), strict=True):
+    for (planned, digest, carried), (page, read) in zip(stale, run_parallel([functools.partial(recording, p.render) for p, _, _ in stale], jobs, done), strict=True):
         pages[page.path] = page
         renewed.pages[page.path] = (digest, {d: digests(d) for d in sorted(read | carried)})
     return [pages[p.path] for p in plan], renewed

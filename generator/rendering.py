@@ -181,17 +181,29 @@ class PlannedPage:
     render: Callable[[], Page]
 
 
-def run_parallel(calls: list[Callable[[], T]], jobs: int) -> list[T]:
-    """Return the results of calls, in order, computed by `jobs` forked processes when worth it."""
+def run_parallel(calls: list[Callable[[], T]], jobs: int, done: Callable[[int, int], None] | None = None) -> list[T]:
+    """Return the results of calls, in order, computed by `jobs` forked processes when worth it.
+
+    done(finished, total) is called as results arrive, for progress reports.
+    """
     global _CALLS
+    results: list[T] = []
     if jobs <= 1 or len(calls) < PARALLEL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
-        return [call() for call in calls]
-    _CALLS = list(calls)
-    try:  # workers are forked after the calls exist, so the catalog is shared, not pickled
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_run_call, range(len(_CALLS)), chunksize=max(1, len(_CALLS) // (jobs * 8)))
+        stream: Iterator[T] = (call() for call in calls)
+    else:
+        _CALLS = list(calls)  # workers are forked after the calls exist: the catalog is shared, not pickled
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        stream = pool.imap(_run_call, range(len(_CALLS)), chunksize=max(1, min(64, len(_CALLS) // (jobs * 8))))
+    try:
+        for result in stream:
+            results.append(result)
+            if done and len(results) % 100 == 0:
+                done(len(results), len(calls))
+        return results
     finally:
-        _CALLS = []
+        if _CALLS:
+            pool.terminate()
+            _CALLS = []
 
 
 def _run_call(index: int) -> Any:

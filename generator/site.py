@@ -17,13 +17,13 @@ MARKER = ".encyclopedia-build"
 
 
 def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None,
-                  extra: dict[str, str] | None = None) -> dict[str, bytes | Path]:
+                  extra: dict[str, str] | None = None) -> dict[str, str | bytes | Path]:
     """Return every output file by site path, refusing two pages with one path.
 
     Static assets (scripts) are copied from `static` into assets/; the stylesheet is
     given already combined with the code-highlighting colours.
     """
-    files: dict[str, bytes | Path] = {"assets/style.css": stylesheet.encode("utf-8")}
+    files: dict[str, str | bytes | Path] = {"assets/style.css": stylesheet}
     for asset in sorted(p for p in static.iterdir() if p.suffix in {".js", ".svg"}) if static else []:
         files[f"assets/{asset.name}"] = asset.read_bytes()
     if static and (static / "favicon.ico").is_file():
@@ -34,14 +34,14 @@ def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = 
             raise GeneratorError(f"refusing to write {page.path!r}: outside the output folder")
         if page.path in files:
             raise GeneratorError(f"two pages would be written to {page.path}")
-        files[page.path] = page.reuse or page.text.encode("utf-8")
+        files[page.path] = page.reuse or page.text  # encoded when written: one copy in memory
     return files
 
 
-def write_site(files: dict[str, bytes | Path], out: Path, search: bool = True, reuse_search: bool = False) -> None:
+def write_site(files: dict[str, str | bytes | Path], out: Path, search: bool = True, reuse_search: bool = False) -> None:
     """Write files into out atomically: a failed write leaves the previous site untouched.
 
-    A file given as a Path is an unchanged file of the previous build: it is hard-linked,
+    Text is written as UTF-8. A file given as a Path is an unchanged file of the previous build: it is hard-linked,
     not rewritten. With search, Pagefind indexes the written pages into pagefind/ before
     the swap, unless reuse_search says no indexed page changed and the old index is kept.
     """
@@ -70,12 +70,12 @@ def write_site(files: dict[str, bytes | Path], out: Path, search: bool = True, r
         raise
 
 
-def _put(target: Path, data: bytes | Path, made: set[Path]) -> None:
+def _put(target: Path, data: str | bytes | Path, made: set[Path]) -> None:
     if target.parent not in made:
         target.parent.mkdir(parents=True, exist_ok=True)
         made.add(target.parent)
-    if isinstance(data, bytes):
-        target.write_bytes(data)
+    if isinstance(data, (str, bytes)):
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
         return
     try:
         os.link(data, target)
