@@ -57,7 +57,9 @@ class ApiIndex(BaseModel):
 SCHEMAS: dict[str, type[BaseModel]] = {"entry": Entry, "api-entry": ApiEntry, "api-index": ApiIndex}
 
 
-def _json(data: object) -> str:
+def _json(data: object, pretty: bool = False) -> str:
+    if pretty:  # for files people read, such as the editor schema
+        return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
@@ -66,7 +68,7 @@ def entry_schema_json() -> str:
     schema = Entry.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "ML Training Failure Encyclopedia entry"
-    return _json(schema)
+    return _json(schema, pretty=True)
 
 
 def entry_url(catalog: Catalog, slug: str) -> str:
