@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from corpus import write_corpus  # noqa: E402
+from corpus import write_corpus
 
 
 def _tree(root: Path) -> dict[str, bytes]:
