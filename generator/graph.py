@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .catalog import Catalog, Link
 
-MAX_POSTINGS = 200  # a feature shared by more entries than this carries no signal
+MAX_POSTINGS = 50  # a feature shared by more entries than this says little; the cap bounds the work per entry
 TOP_SIMILAR = 5
 MIN_SCORE = 1.0
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{4,}")
