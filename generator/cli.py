@@ -188,7 +188,8 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     """
     cache_path = out.parent / f".{out.name}.cache"
     cache = PageCache() if clean else PageCache.load(cache_path)
-    inputs = files_digest([content, TEMPLATES, Path(__file__).parent], f"{base_url}:{search}")
+    code = files_digest([TEMPLATES, Path(__file__).parent], "")
+    inputs = files_digest([content], f"{code}:{base_url}:{search}")
     if cache.inputs == inputs and (out / MARKER).is_file():
         return ""
     report = progress or Progress(enabled=False)
@@ -203,7 +204,7 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     graph = build_graph(catalog)
     track(catalog, graph)
     plan = plan_site(catalog, graph, TEMPLATES)
-    everywhere = global_digest([TEMPLATES, Path(__file__).parent], catalog)
+    everywhere = global_digest(code, catalog)
     report("rendering")
     pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, jobs,
                                           lambda done, total: report("rendering", done, total))

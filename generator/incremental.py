@@ -164,17 +164,17 @@ class PageCache:
     pages: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     inputs: str = ""
     searched: bool = False  # the previous build made a search index
+    version: int = VERSION
 
     @staticmethod
     def load(path: Path) -> PageCache:
         try:
             cache = pickle.loads(path.read_bytes())
-            return cache if isinstance(cache, PageCache) and getattr(cache, "version", None) == VERSION else PageCache()
+            return cache if isinstance(cache, PageCache) and cache.version == VERSION else PageCache()
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
             return PageCache()
 
     def save(self, path: Path) -> None:
-        self.version = VERSION
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps(self, protocol=4))
         tmp.replace(path)
@@ -194,13 +194,13 @@ def files_digest(paths: list[Path], extra: str) -> str:
     return h.hexdigest()
 
 
-def global_digest(paths: list[Path], catalog: Catalog) -> str:
+def global_digest(code: str, catalog: Catalog) -> str:
     """Return a digest of everything any page may read without it being recorded: the generator's
-    code, templates and assets, site.yaml, categories, aliases, IDs and reproductions."""
+    code, templates and assets (digested as `code`), site.yaml, categories, aliases, IDs and reproductions."""
     everywhere = (catalog.site.model_dump_json(), [c.model_dump_json() for c in catalog.categories.values()],
                   sorted(catalog.aliases.items()), sorted(catalog.ids.items()),
                   sorted((k, v.model_dump_json()) for k, v in catalog.reproduced.items()))
-    return files_digest(paths, hashlib.sha1(pickle.dumps(everywhere, protocol=4)).hexdigest())
+    return hashlib.sha1(pickle.dumps((VERSION, code, everywhere), protocol=4)).hexdigest()
 
 
 def render_incrementally(plan: list[PlannedPage], cache: PageCache, previous: Path, digests: Digests,

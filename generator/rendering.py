@@ -256,7 +256,7 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
     yield page("index.html", "home.html", recent=recent)
     yield page("failures/index.html", "listing.html", title="All failures", items=entries, intro="Every entry in the encyclopedia, by title.")
     for item in entries:
-        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, entry=item.entry, layout_of=item.slug)
+        yield page(f"failures/{item.slug}/index.html", "entry.html", item=item, layout_of=item.slug)
     for kind, terms in catalog.taxonomies.items():
         yield page(f"{kind}/index.html", "taxonomy.html", title=TAXONOMIES[kind], kind=kind,
                    groups=[(t.slug, t.label, len(t.entries)) for t in terms.values()])
