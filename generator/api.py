@@ -13,6 +13,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pydantic import BaseModel, ConfigDict
 
 from .catalog import Catalog
+from .ranks import RULES
 from .schema import Entry, FailureMode, RelationType, Severity
 
 FEED_SIZE = 50
@@ -103,15 +104,28 @@ def _summary(catalog: Catalog, slug: str) -> ApiSummary:
 
 
 def signature_data(catalog: Catalog) -> dict[str, object]:
-    """Return every signature with the entry facts that search and diagnosis need in the browser."""
+    """Return what search and diagnosis need, in the CLI and in the browser: every signature,
+    the entry facts, and diagnosis.json's rules (patterns, messages, confidence)."""
     return {
         "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
-                           "severity": item.entry.severity,
-                           "caused_by": [l.slug for l in catalog.links.get(slug, []) if l.type == "caused-by"]}
+                           "severity": item.entry.severity, "caused_by": _causes(catalog, slug),
+                           "look_for": [s.key for s in item.entry.signatures if s.role == "root"][:2],
+                           "quick": item.entry.quick_answer.model_dump()}
                     for slug, item in sorted(catalog.entries.items())},
-        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role}
+        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine}
                        for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
+        "rules": RULES,
+        "site_url": catalog.site.base_url,
     }
+
+
+def _causes(catalog: Catalog, slug: str) -> list[str]:
+    """Return the entries that can cause this one: the order its own file gives, then those that
+    declare it as their effect, by ID."""
+    declared = [r.slug for r in catalog.entries[slug].entry.related if r.type == "caused-by"]
+    inverse = [link.slug for link in catalog.links.get(slug, []) if link.type == "caused-by" and link.slug not in declared]
+    resolved = [catalog.aliases.get(s, s) for s in declared]
+    return resolved + sorted(inverse, key=lambda s: catalog.entries[s].entry.id)
 
 
 def _sitemap(catalog: Catalog, html_paths: list[str]) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .api import entry_schema_json, render_api
+from .api import entry_schema_json, render_api, signature_data
 from .catalog import Catalog, build_catalog
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
 from .errors import RULES, ContentError, GeneratorError, Problem
@@ -72,7 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--timeout", type=float, default=180.0, help="seconds allowed per script (default: 180)")
     diagnose = sub.add_parser("diagnose", help="match a log against every error signature; nothing leaves this machine")
     diagnose.add_argument("logs", nargs="*", default=["-"], metavar="LOG", help="log files, or - for standard input (default)")
-    diagnose.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
+    where = diagnose.add_mutually_exclusive_group()
+    where.add_argument("--content", type=Path, help="content folder (default: ./content, else the one this tool was installed from)")
+    where.add_argument("--signatures", type=Path, metavar="FILE", help="a built site's api/signatures.json instead of a content folder")
     diagnose.add_argument("--json", action="store_true", help="print the result as JSON")
     diagnose.add_argument("--top", type=int, default=5, help="how many entries to show (default: 5)")
     return parser
@@ -293,10 +295,33 @@ def _diagnose(args: argparse.Namespace) -> int:
     for name in args.logs:
         if name != "-" and not Path(name).is_file():
             raise GeneratorError(f"{name}: no such log file")
-    index = SignatureIndex(load_catalog(args.content))
-    result = scan(index, ((name, _chunks(name)) for name in args.logs))
-    print(json.dumps(diagnosis_json(result), indent=2) if args.json else format_diagnosis(result, args.top))
+    payload = _signature_payload(args.signatures) if args.signatures else signature_data(load_catalog(_content_for_diagnosis(args.content)))
+    result = scan(SignatureIndex(payload), ((name, _chunks(name)) for name in args.logs))
+    search = str(payload.get("site_url", "")) + "search/?q="
+    print(json.dumps(diagnosis_json(result), indent=2) if args.json else format_diagnosis(result, args.top, search))
     return 0 if result.candidates else 1
+
+
+def _content_for_diagnosis(given: Path | None) -> Path:
+    """Return the content folder to diagnose with: the one given, ./content, or the one installed beside this package."""
+    if given is not None:
+        return given
+    for candidate in (Path("content"), Path(__file__).resolve().parent.parent / "content"):
+        if candidate.is_dir():
+            return candidate
+    raise GeneratorError("no content folder here or beside the installed tool (expected --content DIR, "
+                         "or --signatures FILE with a built site's api/signatures.json)")
+
+
+def _signature_payload(path: Path) -> dict[str, object]:
+    """Return the signature payload of a built site (its api/signatures.json)."""
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GeneratorError(f"{path}: cannot read signatures ({exc}; expected a built site's api/signatures.json)") from exc
+    if not isinstance(payload, dict) or not {"entries", "signatures"} <= payload.keys():
+        raise GeneratorError(f"{path}: not a signatures file (expected a built site's api/signatures.json)")
+    return payload
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,53 +1,51 @@
 """Log diagnosis: match a log stream against every error signature and rank the entries.
 
-Pure: a signature index built from the catalog, and an iterable of text chunks in.
-Memory stays constant for any log size: each entry keeps its first few evidence
-lines and counters, and each rank its last reported collective.
+Pure: a signature index built from the signature payload (api.signature_data, the same
+data the page loads) and an iterable of byte chunks in. Work is linear in the input:
+a line longer than `long_line` is looked at only in windows around its signature keys,
+and an unfinished line is never carried over more than one chunk.
 
-Ranking prefers the earliest *root* evidence over louder *collateral* evidence; a
-collateral entry is explained by the `causes` relations when one of its causes
-has root evidence in the same log.
+What the answers mean:
+- A message has one owner, the entry whose signature names it as `root`. The first
+  answer is the earliest root evidence that no other root evidence in the log explains
+  (a cause goes before its effect, a specific message before a generic one).
+- Entries that only see a message as collateral never outrank its owner; when they are
+  causes of the first answer they are listed apart, as possible causes to check, in the
+  order the first answer's entry gives its causes.
+- The score is evidence, calibrated on held-back logs (diagnosis.json's `confidence`).
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import ahocorasick_rs
 
-from .catalog import Catalog
-from .schema import Role, Signature
-from .signatures import matches
+from .portable import compile_portable
+from .ranks import RULES, CrossRank, Reports, cross_rank, launcher_rank, line_rank, message, rank_list, read_report, world_size
 
-MAX_EVIDENCE = 8
-MAX_TEXT = 400
-DESYNC_ENTRY = "collective-mismatch-between-ranks"
-STUCK_ENTRY = "ddp-rank-stuck-during-training"
-
-_RANK = re.compile(r"^\[(?:rank|default)(\d+)\]:|\[Rank (\d+)\]|\b[Rr]ank[ =:]?(\d+)\b")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+")
-class _RankPrefixes:
-    """The set of ranks whose torchrun prefix ([rank3]: / [default3]:) starts some line.
-
-    The search skips ranks already seen, so after the first lines it runs in C
-    without building a match object per line.
-    """
-
-    def __init__(self) -> None:
-        self.seen: set[str] = set()
-        self._skipped: set[str] = set()
-        self._pattern = re.compile(rb"\n\[(?:rank|default)(\d+)\]:")
-
-    def update(self, block: bytes) -> None:
-        found = {r.decode() for r in self._pattern.findall(b"\n" + block)}
-        self.seen |= found
-        if found - self._skipped and len(self.seen) <= 512:
-            self._skipped = set(self.seen)
-            known = b"|".join(sorted(r.encode() for r in self._skipped))
-            self._pattern = re.compile(rb"\n\[(?:rank|default)(?!(?:" + known + rb")\]:)(\d+)\]:")
-_COLLECTIVE = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=([A-Z_]+)")
+MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
+MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]
+LONG_LINE = int(RULES["long_line"])  # type: ignore[call-overload]
+WINDOW = int(RULES["window"])  # type: ignore[call-overload]
+MAX_WINDOWS = int(RULES["max_windows"])  # type: ignore[call-overload]
+MAX_NOTABLE = int(RULES["max_notable"])  # type: ignore[call-overload]
+SPECIFIC = int(RULES["specific"])  # type: ignore[call-overload]
+CARRY = 1 << 20  # the most of an unfinished line kept between chunks
+TAIL = 4 << 20  # notable lines are looked for in the last TAIL bytes of each log
+DESYNC_ENTRY = str(RULES["desync_entry"])
+STUCK_ENTRY = str(RULES["stuck_entry"])
+CROSS_RANK = "cross-rank"  # the signature name of evidence drawn from every rank's reports
+_CONFIDENCE: dict[str, float] = RULES["confidence"]  # type: ignore[assignment]
+_PATTERNS: dict[str, str] = RULES["patterns"]  # type: ignore[assignment]
+_TIME = re.compile(_PATTERNS["time"], re.ASCII)
+_NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
+_SEEN = re.compile(b"\n" + _PATTERNS["seen_rank"].encode())
+_EXTRA_KEYS = ("world_size", "world size", *(str(r["key"]) for r in RULES["reports"]))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ class Evidence:
     time: str | None
     text: str
     signature: str
-    role: Role
+    role: str
 
 
 @dataclass(frozen=True)
@@ -67,71 +65,228 @@ class Candidate:
     id: str
     title: str
     score: float
-    role: Role
+    role: str
     evidence: list[Evidence]
     explanation: str
     lines: int
     ranks: list[str]
+    basis: str  # the evidence behind the score: role-explained/first-specific/generic-contested/alone
 
 
 @dataclass(frozen=True)
-class CrossRank:
-    """What the ranks that reported a collective timeout were last doing."""
+class Cause:
+    """An entry that can cause the first answer, with the lines to look for in every rank's log."""
 
-    case: str  # "desync", "missing-ranks" or "agree"
-    reports: dict[str, tuple[int, str]]
-    missing: list[str]
-    summary: str
+    slug: str
+    id: str
+    title: str
+    look_for: list[str]
+    seen: bool
+
+
+@dataclass(frozen=True)
+class Routine:
+    slug: str
+    title: str
+    lines: int
+    note: str
+
+
+@dataclass(frozen=True)
+class Notable:
+    source: str
+    line: int
+    rank: str | None
+    text: str
 
 
 @dataclass(frozen=True)
 class Diagnosis:
     candidates: list[Candidate]
     cross_rank: CrossRank | None
+    possible_causes: list[Cause] = field(default_factory=list)
+    routine: list[Routine] = field(default_factory=list)
+    notable: list[Notable] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Sig:
+    slug: str
+    key: str
+    regex: re.Pattern[str] | None
+    role: str
+    routine: int
+    specificity: int
 
 
 @dataclass
 class _Hits:
+    first: int
     evidence: list[Evidence] = field(default_factory=list)
-    first_root: int | None = None  # scan order of the first root line
-    root: Evidence | None = None
-    root_specificity: int = 0
-    first: int = 0
     count: int = 0
     ranks: set[str] = field(default_factory=set)
-
-
-def _specificity(sig: Signature) -> int:
-    return len(sig.key) + (20 if sig.regex else 0)
+    root: Evidence | None = None
+    root_order: int = 0
+    root_specificity: int = 0
+    routine_lines: int = 0
+    routine_limit: int = 0
+    unowned: int = 0  # lines matched where no entry's root signature matched
 
 
 class SignatureIndex:
-    """Every signature of the catalog, with one fast pre-filter over all their keys."""
+    """Every signature of the payload, with one fast pre-filter over all their keys."""
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.signatures: list[tuple[str, Signature]] = [
-            (slug, sig) for slug in sorted(catalog.entries) for sig in catalog.entries[slug].entry.signatures]
-        self.by_key: dict[str, list[tuple[str, Signature]]] = {}
-        for slug, sig in self.signatures:
-            self.by_key.setdefault(sig.key, []).append((slug, sig))
+    def __init__(self, payload: dict[str, object]) -> None:
+        self.entries: dict[str, dict[str, object]] = payload["entries"]  # type: ignore[assignment]
+        self.by_key: dict[str, list[_Sig]] = {}
+        for raw in payload["signatures"]:  # type: ignore[attr-defined]
+            regex = compile_portable(raw["regex"]) if raw.get("regex") else None
+            sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], int(raw.get("routine") or 0),
+                       len(raw["key"]) + (20 if regex else 0))
+            self.by_key.setdefault(sig.key, []).append(sig)
+        keys = sorted({*self.by_key, *_EXTRA_KEYS})
         # One Aho-Corasick pass over raw bytes finds every line that holds any key.
-        self.prefilter = ahocorasick_rs.BytesAhoCorasick([key.encode() for key in sorted(self.by_key)],
-                                                         matchkind=ahocorasick_rs.MatchKind.LeftmostFirst,
+        self.prefilter = ahocorasick_rs.BytesAhoCorasick([k.encode() for k in keys],
+                                                         matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
                                                          implementation=ahocorasick_rs.Implementation.DFA)
 
-    def matching(self, line: str) -> Iterator[tuple[str, Signature]]:
-        """Yield (slug, signature) for every signature that matches the line."""
-        for key, pairs in self.by_key.items():
+    def matching(self, line: str) -> Iterator[_Sig]:
+        """Yield every signature that matches the line."""
+        for key, sigs in self.by_key.items():
             if key in line:
-                for slug, sig in pairs:
-                    if matches(sig, line):
-                        yield slug, sig
+                for sig in sigs:
+                    if sig.regex is None or sig.regex.search(line):
+                        yield sig
 
 
-def _rank_of(line: str) -> str | None:
-    found = _RANK.search(line)
-    return next((g for g in found.groups() if g is not None), None) if found else None
+@dataclass
+class _State:
+    hits: dict[str, _Hits] = field(default_factory=dict)
+    reports: Reports = field(default_factory=Reports)
+    notable: deque[Notable] = field(default_factory=lambda: deque(maxlen=MAX_NOTABLE))
+    order: int = 0
+    windows: tuple[int, int] = (0, 0)  # (line number, windows taken from it)
+    skipped: set[str] = field(default_factory=set)
+    seen_pattern: re.Pattern[bytes] = _SEEN
+    lines: int = 0  # lines of the current source read so far
+
+
+def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) -> Diagnosis:
+    """Return the diagnosis of logs given as (name, byte chunks); chunks may split lines anywhere.
+
+    Bytes that are not UTF-8 are read as U+FFFD; they never stop the scan. Evidence is
+    ordered by source, then line: with one file per rank, pass them in reading order.
+    """
+    state = _State()
+    for name, chunks in sources:
+        tail: deque[bytes] = deque()
+        for line_no, text in _lines_with_keys(index, _tracked(chunks, tail), state):
+            _scan_line(index, state, name, line_no, text)
+        _collect_notable(state, name, b"".join(tail))
+    return _rank(index, state, cross_rank(state.reports))
+
+
+def _tracked(chunks: Iterable[bytes], tail: deque[bytes]) -> Iterator[bytes]:
+    """Yield the chunks, keeping at least the last TAIL bytes of them in `tail`."""
+    size = 0
+    for chunk in chunks:
+        tail.append(chunk)
+        size += len(chunk)
+        while size - len(tail[0]) >= TAIL:
+            size -= len(tail.popleft())
+        yield chunk
+
+
+def _lines_with_keys(index: SignatureIndex, chunks: Iterable[bytes], state: _State) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text) for the lines (or windows of long lines) that hold a key, chunk by chunk.
+
+    The pre-filter and the rank-prefix search run over whole chunks in native code;
+    Python only touches the lines that hold a key. Sets state.lines to the source's line count.
+    """
+    carry = b""
+    line_no = 1  # the number of the line that starts the next block
+    for chunk in chunks:
+        text = carry + chunk
+        cut = text.rfind(b"\n") + 1
+        if cut == 0 and len(text) > CARRY:
+            cut = len(text)  # an overlong unfinished line: look at this piece now, keep nothing of it
+        block, carry = text[:cut], text[cut:]
+        yield from _block_lines(index, block, line_no, state)
+        line_no += block.count(b"\n")
+    if carry:
+        yield from _block_lines(index, carry, line_no, state)
+    state.lines = line_no if carry else line_no - 1
+
+
+def _note_seen_ranks(state: _State, block: bytes) -> None:
+    """Add the ranks whose launcher prefix starts a line; ranks already seen are skipped in C."""
+    found = {r.decode() for match in state.seen_pattern.finditer(b"\n" + block) for r in match.groups() if r}
+    state.reports.seen |= found
+    if found - state.skipped and len(state.reports.seen) <= 512:
+        state.skipped = set(state.reports.seen)
+        known = b"|".join(sorted(r.encode() for r in state.skipped))
+        state.seen_pattern = re.compile(b"\\n" + _PATTERNS["seen_rank"].encode().replace(
+            b"(\\d+)", b"(?!(?:" + known + b")\\])(\\d+)", 1))
+
+
+def _block_lines(index: SignatureIndex, block: bytes, line_no: int, state: _State) -> Iterator[tuple[int, str]]:
+    _note_seen_ranks(state, block)
+    pos = 0  # where to look next: the end of the last line or window yielded
+    counted = 0  # line_no is the number of the line that holds offset `counted`
+    line_start, line_end = 0, -1
+    for _key, start, end in index.prefilter.find_matches_as_indexes(block):
+        if start < pos:
+            continue
+        newline = block.rfind(b"\n", counted, start)
+        if newline >= 0:
+            line_no += block.count(b"\n", counted, newline + 1)
+            line_start, line_end = newline + 1, -1
+        counted = start
+        if line_end < start:
+            found = block.find(b"\n", start)
+            line_end = found if found >= 0 else len(block)
+        if line_end - line_start <= LONG_LINE:
+            yield line_no, block[line_start:line_end].decode("utf-8", errors="replace")
+            pos = line_end + 1
+            continue
+        # A long line is looked at in windows around its keys, at most MAX_WINDOWS of them.
+        taken = state.windows[1] if state.windows[0] == line_no else 0
+        if taken >= MAX_WINDOWS:
+            pos = line_end + 1
+            continue
+        left, right = max(line_start, start - WINDOW), min(line_end, end + WINDOW)
+        state.windows = (line_no, taken + 1)
+        yield line_no, block[left:right].decode("utf-8", errors="replace")
+        pos = right
+
+
+def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, text: str) -> None:
+    state.order += 1
+    rank = line_rank(text)
+    if rank is not None and launcher_rank(text) is not None:
+        state.reports.seen.add(rank)
+    report = read_report(text, line_no)
+    if report is not None:
+        state.reports.add(report)
+    size = world_size(text)
+    if size is not None:
+        state.reports.world_size = size
+    matched = list(index.matching(text))
+    owned = any(sig.role == "root" for sig in matched)
+    for sig in matched:
+        h = state.hits.setdefault(sig.slug, _Hits(first=state.order))
+        h.count += 1
+        h.unowned += not owned
+        if rank is not None:
+            h.ranks.add(rank)
+        evidence = Evidence(name, line_no, rank, _time_of(text), text.strip()[:MAX_TEXT], sig.key, sig.role)
+        if sig.routine:
+            h.routine_lines += 1
+            h.routine_limit = max(h.routine_limit, sig.routine)
+        if sig.role == "root" and (h.root is None or (h.root_order == state.order and sig.specificity > h.root_specificity)):
+            h.root, h.root_order, h.root_specificity = evidence, state.order, sig.specificity
+        if len(h.evidence) < MAX_EVIDENCE:
+            h.evidence.append(evidence)
 
 
 def _time_of(line: str) -> str | None:
@@ -139,151 +294,111 @@ def _time_of(line: str) -> str | None:
     return found.group(0) if found else None
 
 
-def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) -> Diagnosis:
-    """Return the diagnosis of logs given as (name, byte chunks); chunks may split lines anywhere.
-
-    Bytes that are not UTF-8 are read as U+FFFD; they never stop the scan.
-
-    Evidence is ordered by source, then line: with one file per rank, pass them in
-    the order they should be read.
-    """
-    hits: dict[str, _Hits] = {}
-    prefixes = _RankPrefixes()
-    seen_ranks = prefixes.seen
-    collectives: dict[str, tuple[int, str]] = {}
-    order = 0
-    for name, chunks in sources:
-        for line_no, line in _numbered_matches(index, chunks, prefixes):
-            order += 1
-            rank = _rank_of(line)
-            if rank is not None:
-                seen_ranks.add(rank)
-            for slug, sig in index.matching(line):
-                h = hits.setdefault(slug, _Hits(first=order))
-                h.count += 1
-                if rank is not None:
-                    h.ranks.add(rank)
-                evidence = Evidence(name, line_no, rank, _time_of(line), line.strip()[:MAX_TEXT], sig.key, sig.role)
-                if sig.role == "root" and h.first_root is None:
-                    h.first_root, h.root, h.root_specificity = order, evidence, _specificity(sig)
-                if len(h.evidence) < MAX_EVIDENCE:
-                    h.evidence.append(evidence)
-            collective = _COLLECTIVE.search(line)
-            if collective and rank is not None:
-                collectives[rank] = (int(collective.group(1)), collective.group(2))
-    cross = _cross_rank(collectives, seen_ranks)
-    return Diagnosis(_rank_candidates(index.catalog, hits, cross), cross)
+def _collect_notable(state: _State, name: str, tail: bytes) -> None:
+    """Remember the last lines of a log that look like a failure: tracebacks' last lines, errors, exits."""
+    lines = tail.decode("utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    first = state.lines - len(lines) + 1
+    for offset, line in enumerate(lines):
+        if len(line) <= LONG_LINE and _NOTABLE.search(line):
+            text = line.strip()[:MAX_TEXT]
+            shape = re.sub(r"\d+", "", text)
+            state.notable = deque((n for n in state.notable if re.sub(r"\d+", "", n.text) != shape), maxlen=MAX_NOTABLE)
+            state.notable.append(Notable(name, first + offset, line_rank(line), text))
 
 
-def _numbered_matches(index: SignatureIndex, chunks: Iterable[bytes], prefixes: _RankPrefixes) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line) for the lines that hold a signature key, reading chunk by chunk.
-
-    The pre-filter and the rank-prefix search run over whole chunks in native code;
-    Python only touches the lines that hold a key.
-    """
-    carry = b""
-    line_no = 1  # the number of the line that starts at `pos`
-    for chunk in chunks:
-        text = carry + chunk
-        cut = text.rfind(b"\n") + 1
-        block, carry = text[:cut], text[cut:]
-        yield from _block_matches(index, block, line_no, prefixes)
-        line_no += block.count(b"\n")
-    if carry:
-        yield from _block_matches(index, carry + b"\n", line_no, prefixes)
+def _is_routine(h: _Hits) -> bool:
+    return h.routine_lines == h.count and h.count <= h.routine_limit
 
 
-def _block_matches(index: SignatureIndex, block: bytes, line_no: int, prefixes: _RankPrefixes) -> Iterator[tuple[int, str]]:
-    prefixes.update(block)
-    pos = 0
-    for _key, found_start, found_end in index.prefilter.find_matches_as_indexes(block):
-        start = block.rfind(b"\n", 0, found_start) + 1
-        if start < pos:
-            continue  # another key on a line already yielded
-        line_no += block.count(b"\n", pos, start)
-        end = block.find(b"\n", found_end)
-        yield line_no, block[start:end].decode("utf-8", errors="replace")
-        line_no, pos = line_no + 1, end + 1
+def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diagnosis:
+    hits = {s: h for s, h in state.hits.items() if not _is_routine(h)}
+    routine = [Routine(s, _title(index, s), h.count, message("routine", count=h.count, s="" if h.count == 1 else "s",
+                                                                title=_title(index, s), limit=h.routine_limit))
+               for s, h in state.hits.items() if _is_routine(h)]
+    derived = _cross_rank_evidence(index, state, cross, hits)
+    roots = [s for s, h in hits.items() if h.root is not None]
+    explained = {s for s in roots if _causes_present(index, s, roots)}
+    roots.sort(key=lambda s: (s in explained, hits[s].root_order, -hits[s].root_specificity, -len(hits[s].ranks),
+                              -hits[s].count, _id(index, s)))
+    top = roots[0] if roots else None
+    causes = _causes(index, top) if top else []
+    # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
+    collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
+    downstream = {s for s in collateral if _causes_present(index, s, roots)}
+    collateral.sort(key=lambda s: (s not in downstream, hits[s].first, -hits[s].count, _id(index, s)))
+    candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
+    possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
+                for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
+    return Diagnosis(candidates, cross, possible, routine, list(state.notable))
 
 
-def _cross_rank(collectives: dict[str, tuple[int, str]], seen_ranks: set[str]) -> CrossRank | None:
-    if not collectives:
-        return None
-    reports = dict(sorted(collectives.items(), key=lambda kv: int(kv[0])))
-    groups: dict[tuple[int, str], list[str]] = {}
-    for rank, work in reports.items():
-        groups.setdefault(work, []).append(rank)
-    missing = sorted(seen_ranks - set(reports), key=int)
-    if len(groups) > 1:
-        parts = "; ".join(f"rank{'s' * (len(r) > 1)} {','.join(r)} at SeqNum={seq} {op}" for (seq, op), r in sorted(groups.items()))
-        return CrossRank("desync", reports, missing,
-                         f"The ranks disagree on the collective they were waiting in ({parts}): they issued different "
-                         "collectives, which points to a desync or collective mismatch rather than a network fault.")
-    (seq, op), = groups
-    if missing:
-        who = (f"rank {missing[0]} printed output but never reported it, so it is the one stuck or dead: read its log first"
-               if len(missing) == 1 else f"ranks {','.join(missing)} printed output but never reported it, so they are "
-               "the ones stuck or dead: read their logs first")
-        return CrossRank("missing-ranks", reports, missing, f"Ranks {','.join(reports)} all timed out in SeqNum={seq} {op}; {who}.")
-    return CrossRank("agree", reports, missing,
-                     f"Every reporting rank ({','.join(reports)}) timed out in the same collective, SeqNum={seq} {op}.")
+def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:
+    """Turn a desync or a stuck rank found across ranks into root evidence for the entry about it."""
+    slug = {"desync": DESYNC_ENTRY, "lagging": STUCK_ENTRY, "stuck": STUCK_ENTRY}.get(cross.case if cross else "")
+    if cross is None or slug is None or slug not in index.entries:
+        return {}
+    first = min((h.first for h in hits.values()), default=state.order)
+    h = hits.setdefault(slug, _Hits(first=first))
+    evidence = Evidence("", 0, None, None, cross.summary[:MAX_TEXT], CROSS_RANK, "root")
+    h.root, h.root_order, h.root_specificity = evidence, first, SPECIFIC
+    return {slug: cross.summary}
 
 
-def _rank_candidates(catalog: Catalog, hits: dict[str, _Hits], cross: CrossRank | None) -> list[Candidate]:
-    boosted = {"desync": DESYNC_ENTRY, "missing-ranks": STUCK_ENTRY}.get(cross.case if cross else "", "")
-    rooted = [s for s, h in hits.items() if h.first_root is not None]
-    # When one line is root evidence for two entries and one causes the other, the cause goes first.
-    effect = {s for s in rooted for link in catalog.links.get(s, [])
-              if link.type == "caused-by" and link.slug in rooted and hits[link.slug].first_root == hits[s].first_root}
-    roots = sorted(rooted, key=lambda s: (s != boosted, hits[s].first_root, s in effect, -hits[s].root_specificity, s))
-    downstream = {s for s in hits for link in catalog.links.get(s, []) if link.type == "caused-by" and link.slug in roots}
-    others = sorted((s for s, h in hits.items() if h.first_root is None),
-                    key=lambda s: (s != boosted, s not in downstream, hits[s].first, -hits[s].count, s))
-    if boosted in catalog.entries and boosted not in hits and cross is not None:
-        others.insert(0, boosted)
-    ordered = roots + others
-    candidates = []
-    for position, slug in enumerate(ordered):
-        entry = catalog.entries[slug].entry
-        h = hits.get(slug, _Hits())
-        role: Role = "root" if h.first_root is not None else "collateral"
-        score = round(max(0.05, (0.95 if role == "root" else 0.5) - 0.05 * position), 2)
-        candidates.append(Candidate(slug, entry.id, entry.title, score, role, h.evidence,
-                                    _explain(catalog, slug, h, hits, roots, cross if slug == boosted else None),
-                                    h.count, sorted(h.ranks, key=int)))
-    return candidates
+def _id(index: SignatureIndex, slug: str) -> str:
+    return str(index.entries[slug]["id"])
 
 
-def _ranks_text(ranks: set[str]) -> str:
-    if not ranks:
-        return ""
-    ordered = sorted(ranks, key=int)
-    return f" on rank{'s' if len(ordered) > 1 else ''} {','.join(ordered)}"
+def _title(index: SignatureIndex, slug: str) -> str:
+    return str(index.entries[slug]["title"])
+
+
+def _causes(index: SignatureIndex, slug: str) -> list[str]:
+    return [str(c) for c in index.entries[slug].get("caused_by", [])]  # type: ignore[attr-defined]
+
+
+def _look_for(index: SignatureIndex, slug: str) -> list[str]:
+    return [str(k) for k in index.entries[slug].get("look_for", [])]  # type: ignore[attr-defined]
+
+
+def _causes_present(index: SignatureIndex, slug: str, roots: list[str]) -> bool:
+    """Return whether a cause of this entry has root evidence that is not this entry's own line."""
+    return any(c in roots and c != slug for c in _causes(index, slug))
+
+
+def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: list[str], explained: set[str],
+               cross_summary: str | None) -> Candidate:
+    h = hits[slug]
+    role = "root" if h.root is not None else "collateral"
+    contested = any(r != slug and r not in explained for r in roots)
+    features = "-".join((role, "explained" if slug in explained else "first",
+                         "specific" if (h.root_specificity if h.root else max(len(e.signature) for e in h.evidence)) >= SPECIFIC else "generic",
+                         "contested" if contested else "alone"))
+    return Candidate(slug, _id(index, slug), _title(index, slug), _CONFIDENCE[features], role, list(h.evidence),
+                     _explain(index, slug, h, hits, roots, cross_summary), h.count, sorted(h.ranks, key=int), features)
 
 
 def _where(evidence: Evidence) -> str:
     rank = f" on rank {evidence.rank}" if evidence.rank else ""
+    if evidence.signature == CROSS_RANK:
+        return "the timeout reports of every rank"
     source = f"{evidence.source}:" if evidence.source != "-" else "line "
     return f"{source}{evidence.line}{rank}"
 
 
-def _explain(catalog: Catalog, slug: str, h: _Hits, hits: dict[str, _Hits], roots: list[str], cross: CrossRank | None) -> str:
-    title = catalog.entries[slug].entry.title
-    if cross is not None:
-        return cross.summary
-    if h.root is not None:
-        return f"Earliest root evidence: {_where(h.root)}."
-    causes = [link.slug for link in catalog.links.get(slug, []) if link.type == "caused-by"]
-    present = [c for c in roots if c in causes]
-    if present:
-        cause = present[0]
+def _explain(index: SignatureIndex, slug: str, h: _Hits, hits: dict[str, _Hits], roots: list[str], cross_summary: str | None) -> str:
+    if cross_summary is not None:
+        return message("cross_rank", summary=cross_summary)
+    cause = next((c for c in roots if c != slug and c in _causes(index, slug)), None)
+    if cause is not None:
         root = hits[cause].root
-        assert root is not None  # causes are taken from the candidates with root evidence
-        return f"{title}{_ranks_text(h.ranks)} is downstream of {catalog.entries[cause].entry.title} ({_where(root)})."
-    if causes:
-        names = ", ".join(catalog.entries[c].entry.title for c in causes[:3])
-        return f"Only collateral evidence{_ranks_text(h.ranks)}; look earlier in every rank's log for a cause such as: {names}."
-    return f"Only collateral evidence{_ranks_text(h.ranks)}."
+        assert root is not None  # causes are taken from the entries with root evidence
+        ranks = f" on {rank_list(h.ranks)}" if h.ranks else ""
+        return message("downstream", title=_title(index, slug), ranks=ranks, cause=_title(index, cause), where=_where(root))
+    if h.root is not None:
+        return message("root", where=_where(h.root))
+    return message("collateral", ranks=f" on {rank_list(h.ranks)}" if h.ranks else "")
 
 
 def diagnosis_json(diagnosis: Diagnosis) -> dict[str, object]:
@@ -294,30 +409,45 @@ def diagnosis_json(diagnosis: Diagnosis) -> dict[str, object]:
             "slug": c.slug, "id": c.id, "title": c.title, "score": c.score, "role": c.role,
             "evidence": [{"source": e.source, "line": e.line, "rank": e.rank, "time": e.time, "text": e.text,
                           "signature": e.signature, "role": e.role} for e in c.evidence],
-            "explanation": c.explanation, "matched_lines": c.lines, "ranks": c.ranks,
+            "explanation": c.explanation, "matched_lines": c.lines, "ranks": c.ranks, "basis": c.basis,
         } for c in diagnosis.candidates],
+        "possible_causes": [{"slug": c.slug, "id": c.id, "title": c.title, "look_for": c.look_for, "seen": c.seen}
+                            for c in diagnosis.possible_causes],
+        "routine": [{"slug": r.slug, "title": r.title, "lines": r.lines, "note": r.note} for r in diagnosis.routine],
+        "notable": [{"source": n.source, "line": n.line, "rank": n.rank, "text": n.text} for n in diagnosis.notable],
         "cross_rank": None if cross is None else {
-            "case": cross.case, "missing_ranks": cross.missing, "summary": cross.summary,
-            "reports": {rank: {"seq": seq, "op": op} for rank, (seq, op) in cross.reports.items()},
+            "case": cross.case, "stuck_ranks": cross.stuck, "summary": cross.summary, "groups": cross.groups,
         },
     }
 
 
-def format_diagnosis(diagnosis: Diagnosis, top: int) -> str:
-    """Return the diagnosis as text for a terminal."""
-    if not diagnosis.candidates:
-        return "No known error signature matched this log."
+def format_diagnosis(diagnosis: Diagnosis, top: int, search_url: str) -> str:
+    """Return the diagnosis as text for a terminal; search_url + a quoted line searches the site."""
     out = []
     if diagnosis.cross_rank:
         out += [f"Across ranks: {diagnosis.cross_rank.summary}", ""]
     for i, c in enumerate(diagnosis.candidates[:top], 1):
-        out.append(f"{i}. {c.title} [{c.id}] {c.role}, score {c.score}")
+        out.append(f"{i}. {c.title} [{c.id}] {c.role}, confidence {c.score}")
         out.append(f"   {c.explanation}")
-        out.append(f"   read: failures/{c.slug}/")
+        out.append(f"   read: failures/{c.slug}/  (confirm: failures/{c.slug}/#confirm, fix: failures/{c.slug}/#fix)")
         for e in c.evidence[:3]:
             rank = f" rank {e.rank}" if e.rank else ""
             out.append(f"   {e.source}:{e.line}{rank} {e.role}: {e.text[:160]}")
     hidden = len(diagnosis.candidates) - top
     if hidden > 0:
         out.append(f"... and {hidden} more (--top {len(diagnosis.candidates)} to see them)")
-    return "\n".join(out)
+    if diagnosis.possible_causes:
+        out += ["", f"Possible causes to check (what {diagnosis.candidates[0].title} lists as its causes):"]
+        for cause in diagnosis.possible_causes:
+            look = "; ".join(f'"{k}"' for k in cause.look_for)
+            out.append(f"   - {cause.title} [{cause.id}]: look in every rank's log for {look or 'its symptoms'}")
+    for r in diagnosis.routine:
+        out += ["", f"Routine: {r.note}"]
+    if not diagnosis.candidates:
+        out.append(message("no_match"))
+        if diagnosis.notable:
+            out += ["", "Lines that look like the failure (search the encyclopedia for them, or propose an entry):"]
+            for n in diagnosis.notable:
+                out.append(f"   {n.source}:{n.line} {n.text[:200]}")
+                out.append(f"      {search_url}{quote(n.text[:200])}")
+    return "\n".join(out).strip("\n")

@@ -22,7 +22,6 @@ from pygments.util import ClassNotFound
 
 from .api import signature_data
 from .catalog import TAXONOMIES, Catalog, system_slug
-from .diagnosis import DESYNC_ENTRY, STUCK_ENTRY
 from .graph import Graph, Layout, neighbourhood, ring_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -286,7 +285,7 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
 
 def _signature_json(catalog: Catalog, base: str) -> str:
     """Return the signatures and entry facts the in-browser diagnosis needs, safe inside <script>."""
-    data = {**signature_data(catalog), "base": base, "desync_entry": DESYNC_ENTRY, "stuck_entry": STUCK_ENTRY}
+    data = {**signature_data(catalog), "base": base}
     # "<" escaped so that no content can close the <script> element it is embedded in.
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
 

@@ -81,6 +81,9 @@ class Signature(_Model):
     regex: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
     role: Role
     versions: Line | None = None
+    # A healthy run may print up to this many such lines (a recompile warning, an early
+    # loss-scale overflow); diagnosis reports that many or fewer as routine, not as a failure.
+    routine: Annotated[int, Field(ge=0, le=1000)] = 0
     examples: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]], Field(min_length=1)]
 
 

@@ -1,4 +1,4 @@
-"""Diagnosis: streaming scan, ranking root before collateral, cross-rank reasoning, the CLI."""
+"""Diagnosis: streaming scan, ownership ranking, possible causes, cross-rank reasoning, the CLI."""
 
 from __future__ import annotations
 
@@ -8,49 +8,82 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import entry_yaml, write_tree
+from conftest import CATEGORIES, entry_yaml, write_tree
 
+from generator.api import signature_data
 from generator.catalog import build_catalog
 from generator.cli import main
-from generator.diagnosis import SignatureIndex, scan
+from generator.diagnosis import MAX_WINDOWS, SignatureIndex, format_diagnosis, scan
 from generator.loading import load_content
+from generator.ranks import rank_list
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
-ROOT_OOM = """\
-- key: "CUDA out of memory. Tried to allocate"
-  role: root
-  examples:
-    - "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
-"""
+WATCHDOG = "Watchdog caught collective operation timeout"
 
 
-def _timeout(rank: int, seq: int = 5, op: str = "ALLREDUCE") -> str:
-    return (f"[rank{rank}]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank {rank}] Watchdog caught collective "
-            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds")
+def _entry(id: str, title: str, signatures: str, related: str = "") -> str:
+    text = entry_yaml(id, title, related)
+    start, end = text.index("signatures:"), text.index("related:") if related else len(text)
+    return text[:start] + "signatures:\n" + signatures + text[end:]
+
+
+def _sig(key: str, role: str, example: str, extra: str = "") -> str:
+    return f'  - key: "{key}"\n    role: {role}\n{extra}    examples:\n      - "{example}"\n'
 
 
 @pytest.fixture
-def index(content: Path) -> SignatureIndex:
-    """first-failure: a collateral watchdog signature, caused by oom (root OOM signature)."""
-    oom = entry_yaml("MTF-0003", "Out of memory", "- slug: first-failure\n  type: causes\n", category="memory")
-    oom = oom.replace(oom[oom.index("signatures:"):oom.index("related:")], "signatures:\n" + "\n".join("  " + l for l in ROOT_OOM.splitlines()) + "\n")
-    write_tree(content, {"failures/oom.yaml": oom})
-    return SignatureIndex(build_catalog(load_content(content)))
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SignatureIndex:
+    """watchdog owns the timeout message; oom, zeta-cause and alpha-cause cause it (declared in that order)."""
+    monkeypatch.chdir(tmp_path)
+    timeout_line = f"[Rank 0] {WATCHDOG}: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)"
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/watchdog.yaml": _entry("MTF-0001", "Watchdog timeout", _sig(WATCHDOG, "root", timeout_line),
+                                         "- slug: zeta-cause\n  type: caused-by\n- slug: oom\n  type: caused-by\n"
+                                         "- slug: alpha-cause\n  type: caused-by\n"),
+        "failures/oom.yaml": _entry("MTF-0002", "Out of memory", _sig("CUDA out of memory. Tried to allocate", "root", OOM)),
+        "failures/zeta-cause.yaml": _entry("MTF-0003", "Zeta cause", _sig(WATCHDOG, "collateral", timeout_line)
+                                           + _sig("zeta went wrong", "root", "zeta went wrong here")),
+        "failures/alpha-cause.yaml": _entry("MTF-0004", "Alpha cause", _sig(WATCHDOG, "collateral", timeout_line)),
+        "failures/recompile.yaml": _entry("MTF-0005", "Recompiles", _sig("Recompiling function", "root", "Recompiling function f", "    routine: 2\n")),
+        "ledger.yaml": "".join(f"MTF-000{i}: [{s}]\n" for i, s in enumerate(["watchdog", "oom", "zeta-cause", "alpha-cause", "recompile"], 1)),
+    })
+    return SignatureIndex(signature_data(build_catalog(load_content(tmp_path / "content"))))
+
+
+def _timeout(rank: int, seq: int = 5, op: str = "ALLREDUCE") -> str:
+    return (f"[rank{rank}]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank {rank}] {WATCHDOG}: "
+            f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds")
+
+
+def _pg_failure(rank: int, pg: int, seq: int, enqueued: int) -> str:
+    """The PyTorch 2.5+ wording, with its process-group tag."""
+    return (f"[rank{rank}]:[E1118 20:32:23.957372583 ProcessGroupNCCL.cpp:2168] [PG ID {pg} PG GUID {pg} Rank {rank}]  "
+            f"failure detected by watchdog at work sequence id: {seq} PG status: last enqueued work: {enqueued}, last completed work: {seq - 1}")
 
 
 def _log(*lines: str) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _slugs(index: SignatureIndex, *lines: str) -> list[str]:
+    return [c.slug for c in scan(index, [("-", [_log(*lines)])]).candidates]
+
+
 def test_root_evidence_outranks_louder_collateral_and_explains_it(index: SignatureIndex) -> None:
-    log = _log("[rank0]: step 10 loss 1.2", f"[rank2]: {OOM}", _timeout(0), _timeout(1), _timeout(3), _timeout(0))
-    result = scan(index, [("train.log", [log])])
-    assert [c.slug for c in result.candidates][:2] == ["oom", "first-failure"]
-    oom, timeout = result.candidates[0], result.candidates[1]
-    assert (oom.role, oom.evidence[0].line, oom.evidence[0].rank) == ("root", 2, "2")
-    assert timeout.role == "collateral" and timeout.lines == 4
-    assert timeout.explanation == "First failure on ranks 0,1,3 is downstream of Out of memory (train.log:2 on rank 2)."
+    result = scan(index, [("train.log", [_log("[rank0]: step 10 loss 1.2", f"[rank2]: {OOM}", _timeout(0), _timeout(1), _timeout(3))])])
+    assert [c.slug for c in result.candidates] == ["oom", "watchdog"]
+    oom, timeout = result.candidates
+    assert (oom.role, oom.evidence[0].line, oom.evidence[0].rank, oom.explanation) == ("root", 2, "2", "Earliest root evidence: train.log:2 on rank 2.")
+    assert timeout.explanation == "Watchdog timeout on ranks 0, 1 and 3 (3) is downstream of Out of memory (train.log:2 on rank 2)."
     assert oom.score > timeout.score
+
+
+def test_a_symptom_alone_gets_its_owner_first_and_its_causes_apart_in_the_owners_order(index: SignatureIndex) -> None:
+    result = scan(index, [("-", [_log(_timeout(0), _timeout(1))])])
+    assert [c.slug for c in result.candidates] == ["watchdog"]  # the entries that only see the message are not answers
+    assert [c.slug for c in result.possible_causes] == ["zeta-cause", "oom", "alpha-cause"]  # the order watchdog.yaml gives
+    assert result.possible_causes[0].look_for == ["zeta went wrong"]
 
 
 def test_lines_split_across_chunks_and_bad_bytes_are_handled(index: SignatureIndex) -> None:
@@ -61,16 +94,93 @@ def test_lines_split_across_chunks_and_bad_bytes_are_handled(index: SignatureInd
     assert candidate.evidence[1].text == "tail without newline " + OOM
 
 
-def test_ranks_that_disagree_point_to_a_desync(index: SignatureIndex) -> None:
-    result = scan(index, [("-", [_log(_timeout(0, 7), _timeout(1, 7), _timeout(2, 8, "BROADCAST"))])])
+def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) -> None:
+    line = (b"x" * 3000 + OOM.encode()) * 2000 + b"\n" + _log(f"[rank1]: {OOM}")
+    chunks = [line[i:i + (1 << 20)] for i in range(0, len(line), 1 << 20)]
+    [candidate] = [c for c in scan(index, [("-", chunks)]).candidates if c.slug == "oom"]
+    assert candidate.lines == MAX_WINDOWS + 1 and candidate.evidence[0].line == 1 and len(candidate.evidence[0].text) < 3000
+
+
+def test_ranks_of_one_group_that_disagree_point_to_a_desync(index: SignatureIndex) -> None:
+    result = scan(index, [("-", [_log(_pg_failure(0, 0, 7, 7), _pg_failure(1, 0, 7, 7), _pg_failure(2, 0, 8, 8))])])
     assert result.cross_rank is not None and result.cross_rank.case == "desync"
-    assert "ranks 0,1 at SeqNum=7 ALLREDUCE; rank 2 at SeqNum=8 BROADCAST" in result.cross_rank.summary
+    assert "ranks 0 and 1 at SeqNum 7; rank 2 at SeqNum 8" in result.cross_rank.summary
 
 
-def test_a_silent_rank_is_named(index: SignatureIndex) -> None:
-    result = scan(index, [("-", [_log("[rank3]: epoch 1 step 40", _timeout(0), _timeout(1), _timeout(2))])])
-    assert result.cross_rank is not None
-    assert (result.cross_rank.case, result.cross_rank.missing) == ("missing-ranks", ["3"])
+def test_different_sequence_numbers_in_different_groups_are_no_desync(index: SignatureIndex) -> None:
+    result = scan(index, [("-", [_log(_pg_failure(0, 0, 7, 7), _pg_failure(1, 0, 7, 7), _pg_failure(0, 3, 120, 120), _pg_failure(1, 3, 120, 120))])])
+    assert result.cross_rank is not None and result.cross_rank.case == "agree", result.cross_rank.summary
+    assert result.cross_rank.summary == ("Ranks 0 and 1 timed out in SeqNum 7 (process group 0). "
+                                         "Ranks 0 and 1 timed out in SeqNum 120 (process group 3).")
+
+
+def test_unlabelled_reports_with_different_numbers_are_not_called_a_desync(index: SignatureIndex) -> None:
+    result = scan(index, [("-", [_log(_timeout(0, 7), _timeout(1, 7), _timeout(2, 8, "BROADCAST"))])])
+    assert result.cross_rank is not None and result.cross_rank.case == "undetermined"
+    assert "does not say which process group" in result.cross_rank.summary
+
+
+def test_every_watchdog_wording_counts_as_a_report_so_nobody_is_falsely_accused(index: SignatureIndex) -> None:
+    older = ("[rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception (either an error or timeout) "
+             "detected by watchdog at work: 5, last enqueued NCCL work: 5, last completed NCCL work: 4.")
+    result = scan(index, [("-", [_log(_timeout(0), _timeout(1), _timeout(2), older)])])
+    assert result.cross_rank is not None and result.cross_rank.stuck == []
+    assert result.cross_rank.case == "agree" and "never" not in result.cross_rank.summary, result.cross_rank.summary
+
+
+def test_a_rank_that_printed_output_is_not_blamed_unless_the_paste_is_complete(index: SignatureIndex) -> None:
+    partial = scan(index, [("-", [_log("[rank3]: epoch 1 step 40", _timeout(0), _timeout(1), _timeout(2))])]).cross_rank
+    assert partial is not None and (partial.case, partial.stuck) == ("partial", [])
+    assert "Rank 3 printed output but no timeout report from it is in the paste" in partial.summary
+    complete = scan(index, [("-", [_log("[rank0]: world_size=4", "[rank3]: epoch 1 step 40", _timeout(0), _timeout(1), _timeout(2))])]).cross_rank
+    assert complete is not None and (complete.case, complete.stuck) == ("stuck", ["3"])
+
+
+def test_a_rank_that_never_enqueued_the_collective_is_named_from_its_own_numbers(index: SignatureIndex) -> None:
+    result = scan(index, [("-", [_log(_pg_failure(0, 0, 9, 11), _pg_failure(1, 0, 9, 11), _pg_failure(2, 0, 9, 8))])])
+    assert result.cross_rank is not None and (result.cross_rank.case, result.cross_rank.stuck) == ("lagging", ["2"])
+    assert "Rank 2 never enqueued SeqNum 9 (last enqueued work 8)" in result.cross_rank.summary
+
+
+def test_four_thousand_ranks_are_summed_up_in_ranges(index: SignatureIndex) -> None:
+    lines = [_pg_failure(r, 0, 4021, 4021) for r in range(4096) if r != 1777] + ["[rank1777]: step 4020", "[rank0]: world_size=4096"]
+    result = scan(index, [("-", [_log(*lines)])])
+    assert result.cross_rank is not None and len(result.cross_rank.summary) < 400
+    assert result.cross_rank.summary.startswith("Ranks 0\u20131776 and 1778\u20134095 (4,095) timed out in SeqNum 4021 (process group 0).")
+    assert result.cross_rank.stuck == ["1777"]
+
+
+@pytest.mark.parametrize(("line", "rank"), [
+    ("[rank3]: " + OOM, "3"), ("[default3]: " + OOM, "3"), ("  3: " + OOM, "3"), ("[1,3]<stderr>: " + OOM, "3"),
+    ("(RayTrainWorker pid=812, ip=10.0.0.2) [rank3]: " + OOM, "3"), ("worker-5: [rank3]:   " + OOM, "3"),
+    ("\x1b[36m[rank3]:\x1b[0m " + OOM, "3"), (OOM, None),
+])
+def test_launcher_prefixes_give_the_global_rank(index: SignatureIndex, line: str, rank: str | None) -> None:
+    [candidate] = scan(index, [("-", [_log(line)])]).candidates
+    assert candidate.evidence[0].rank == rank
+
+
+def test_rank_lists_are_short() -> None:
+    assert rank_list(["2"]) == "rank 2"
+    assert rank_list(["0", "1"]) == "ranks 0 and 1"
+    assert rank_list(["0", "1", "2", "7"]) == "ranks 0\u20132 and 7 (4)"
+    assert rank_list([str(r) for r in range(0, 40, 2)]) == "ranks 0, 2, 4, 6, 8, 10, 12 and \u2026 (20)"
+
+
+def test_a_routine_warning_is_reported_as_routine_not_as_a_failure(index: SignatureIndex) -> None:
+    few = scan(index, [("-", [_log("Recompiling function f", "Recompiling function g")])])
+    assert few.candidates == [] and [r.slug for r in few.routine] == ["recompile"]
+    assert _slugs(index, *["Recompiling function f"] * 3) == ["recompile"]
+
+
+def test_when_nothing_matches_the_lines_that_look_like_the_failure_are_shown(index: SignatureIndex) -> None:
+    result = scan(index, [("train.log", [_log("step 1", "Traceback (most recent call last):", '  File "x.py", line 3',
+                                               "ValueError: shapes do not match", "ERROR: job failed", "step 2")])])
+    assert result.candidates == []
+    assert [(n.line, n.text) for n in result.notable] == [(4, "ValueError: shapes do not match"), (5, "ERROR: job failed")]
+    text = format_diagnosis(result, 5, "https://example.org/search/?q=")
+    assert "No entry's error signature matched this log." in text
+    assert "https://example.org/search/?q=ValueError%3A%20shapes%20do%20not%20match" in text
 
 
 def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,16 +189,33 @@ def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, ca
     assert main(["diagnose", "--json", "a.log"]) == 0
     result = json.loads(capsys.readouterr().out)
     first = result["candidates"][0]
-    assert {"slug", "id", "title", "score", "role", "evidence", "explanation"} <= set(first)
-    assert {"line", "rank", "text", "signature", "role"} <= set(first["evidence"][0])
+    assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis"} <= set(first)
+    assert {"candidates", "possible_causes", "routine", "notable", "cross_rank"} == set(result)
     assert (first["slug"], first["evidence"][0]["line"]) == ("oom", 1)
     assert main(["diagnose", "clean.log"]) == 1
-    assert capsys.readouterr().out == "No known error signature matched this log.\n"
+    assert capsys.readouterr().out == "No entry's error signature matched this log.\n"
     assert main(["diagnose", "missing.log"]) == 2
 
 
-def test_cli_reads_standard_input(index: SignatureIndex, tmp_path: Path) -> None:
+def test_cli_reads_standard_input_and_a_built_sites_signatures(index: SignatureIndex, tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "generator", "diagnose", "-"], input=_log(f"[rank2]: {OOM}"),
                          capture_output=True, cwd=tmp_path, check=False)
-    assert run.returncode == 0
-    assert b"1. Out of memory [MTF-0003] root" in run.stdout
+    assert run.returncode == 0 and b"1. Out of memory [MTF-0002] root" in run.stdout
+    (tmp_path / "signatures.json").write_text(json.dumps(signature_data(build_catalog(load_content(tmp_path / "content")))))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.log").write_bytes(_log(f"[rank2]: {OOM}"))
+    run = subprocess.run([sys.executable, "-m", "generator", "diagnose", "--signatures", "../signatures.json", "a.log"],
+                         capture_output=True, cwd=elsewhere, check=False)
+    assert run.returncode == 0 and b"1. Out of memory [MTF-0002] root" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "generator", "diagnose", "--signatures", "a.log", "a.log"],
+                         capture_output=True, cwd=elsewhere, check=False)
+    assert run.returncode == 2 and run.stderr.startswith(b"error: a.log: cannot read signatures")
+
+
+def test_cli_outside_the_project_uses_the_content_it_was_installed_from(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_bytes(_log(f"[rank2]: {OOM}. GPU 2 has a total capacity of 79.15 GiB of which 1.00 GiB is free."))
+    run = subprocess.run([sys.executable, "-m", "generator", "diagnose", "a.log"], capture_output=True, cwd=tmp_path, check=False,
+                         env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    assert b"CUDA out of memory" in run.stdout.splitlines()[0]

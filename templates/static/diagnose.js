@@ -1,134 +1,320 @@
-// In-browser log diagnosis: the same matching and ranking as `encyclopedia diagnose`.
+// In-browser log diagnosis: the same matching, ranking and cross-rank reasoning as
+// `encyclopedia diagnose` (generator/diagnosis.py and generator/ranks.py). Patterns,
+// messages and the confidence table come from the page's data (generator/diagnosis.json),
+// so both engines read them from one place; stored test vectors check they agree.
 // The log never leaves the page: no request is made with it, and results are built
 // with textContent only, so nothing from the log or the content is ever run as HTML.
 "use strict";
 
 (function () {
   const data = JSON.parse(document.getElementById("signature-data").textContent);
-  const MAX_EVIDENCE = 8;
-  const RANK = /^\[(?:rank|default)(\d+)\]:|\[Rank (\d+)\]|\b[Rr]ank[ =:]?(\d+)\b/;
-  const RANK_PREFIX = /^\[(?:rank|default)(\d+)\]:/;
-  const COLLECTIVE = /WorkNCCL\(SeqNum=(\d+), OpType=([A-Z_]+)/;
+  const R = data.rules;
+  const P = R.patterns;
+  const TAIL = 4 << 20;  // notable lines are looked for in the last TAIL characters of a log
+  const CARRY = 1 << 20;  // the most of an unfinished line kept between chunks
+  const LAUNCHER = new RegExp(P.launcher_rank);
+  const SEEN = new RegExp("^" + P.seen_rank);
+  const GROUP = new RegExp(P.group_rank);
+  const LOOSE = new RegExp(P.loose_rank);
+  const TIME = new RegExp(P.time);
+  const WORLD = new RegExp(P.world_size);
+  const NOTABLE = new RegExp(P.notable);
+  const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
   const byKey = new Map();
-  for (const sig of data.signatures) {
-    sig.compiled = sig.regex ? new RegExp(sig.regex) : null;
+  for (const raw of data.signatures) {
+    const sig = { slug: raw.slug, key: raw.key, re: raw.regex ? new RegExp(raw.regex) : null, role: raw.role,
+      routine: raw.routine || 0, spec: raw.key.length + (raw.regex ? 20 : 0) };
     if (!byKey.has(sig.key)) byKey.set(sig.key, []);
     byKey.get(sig.key).push(sig);
   }
-  const keys = [...byKey.keys()].sort((a, b) => b.length - a.length);
-  const prefilter = keys.length ? new RegExp(keys.map(escape).join("|")) : /(?!)/;
+  const allKeys = [...new Set([...byKey.keys(), "world_size", "world size", ...R.reports.map((r) => r.key)])];
+  const keyPattern = allKeys.sort((a, b) => b.length - a.length).map(escape).join("|");
+  const PREFILTER = new RegExp(keyPattern);
+  const PREFILTER_ALL = new RegExp(keyPattern, "g");
 
-  function rankOf(line) {
-    const m = RANK.exec(line);
-    return m ? (m[1] || m[2] || m[3]) : null;
+  const firstGroup = (m) => (m ? m.slice(1).find((g) => g !== undefined) ?? null : null);
+  const launcherRank = (line) => firstGroup(LAUNCHER.exec(line));
+  const lineRank = (line) => launcherRank(line) ?? firstGroup(GROUP.exec(line)) ?? firstGroup(LOOSE.exec(line));
+  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+  const message = (name, values) => fill(R.messages[name], values || {});
+  const byInt = (a, b) => Number(a) - Number(b);
+  const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+  const shape = (s) => s.replace(/\d+/g, "");
+  const cmp = (...keys) => (a, b) => {
+    for (const f of keys) { const x = f(a), y = f(b); if (x < y) return -1; if (x > y) return 1; }
+    return 0;
+  };
+
+  function rankList(ranks) {
+    const nums = [...new Set([...ranks].map(Number))].sort((a, b) => a - b);
+    if (nums.length === 1) return `rank ${nums[0]}`;
+    const runs = [];
+    for (const n of nums) {
+      if (runs.length && n === runs[runs.length - 1][1] + 1) runs[runs.length - 1][1] = n;
+      else runs.push([n, n]);
+    }
+    let parts = runs.flatMap(([a, b]) => (b > a + 1 ? [`${a}\u2013${b}`] : a === b ? [`${a}`] : [`${a}`, `${b}`]));
+    if (parts.length > R.max_rank_parts) parts = parts.slice(0, R.max_rank_parts - 1).concat(["\u2026"]);
+    const text = parts.length === 1 ? parts[0] : parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
+    return `ranks ${text}` + (nums.length >= 3 ? ` (${nums.length.toLocaleString("en-US")})` : "");
   }
 
-  function newState() {
-    return { hits: new Map(), seen: new Set(), collectives: new Map(), order: 0, lineNo: 0 };
+  // ---- reports across ranks (generator/ranks.py) ----
+
+  function readReport(line, lineNo) {
+    for (const { re, fields } of REPORTS) {
+      const m = re.exec(line);
+      if (!m) continue;
+      const tag = GROUP.exec(line);
+      const group = tag && tag[1] !== undefined ? tag[1] : null;
+      const rank = launcherRank(line) ?? firstGroup(tag);
+      if (rank === null) return null;
+      const report = { group, rank, line: lineNo, seq: null, op: null, enqueued: null, completed: null };
+      fields.forEach((name, i) => {
+        if (["seq", "enqueued", "completed"].includes(name)) report[name] = Number(m[i + 1]);
+        else if (name === "op") report.op = m[i + 1];
+      });
+      return report;
+    }
+    return null;
   }
 
-  function scanLine(state, line) {
-    state.lineNo += 1;
-    const prefix = RANK_PREFIX.exec(line);
-    if (prefix) state.seen.add(prefix[1]);
-    if (!prefilter.test(line)) return;
-    state.order += 1;
-    const rank = rankOf(line);
-    if (rank !== null) state.seen.add(rank);
-    for (const [key, sigs] of byKey) {
-      if (!line.includes(key)) continue;
-      for (const sig of sigs) {
-        if (sig.compiled && !sig.compiled.test(line)) continue;
-        let h = state.hits.get(sig.slug);
-        if (!h) { h = { evidence: [], firstRoot: null, root: null, spec: 0, first: state.order, count: 0, ranks: new Set() }; state.hits.set(sig.slug, h); }
-        h.count += 1;
-        if (rank !== null) h.ranks.add(rank);
-        const ev = { line: state.lineNo, rank, text: line.trim().slice(0, 400), signature: sig.key, role: sig.role };
-        if (sig.role === "root" && h.firstRoot === null) { h.firstRoot = state.order; h.root = ev; h.spec = sig.key.length + (sig.regex ? 20 : 0); }
-        if (h.evidence.length < MAX_EVIDENCE) h.evidence.push(ev);
+  function addReport(reports, report) {
+    const key = report.group ?? "";
+    if (!reports.byGroup.has(key)) reports.byGroup.set(key, new Map());
+    const group = reports.byGroup.get(key);
+    if (!group.has(report.rank)) { group.set(report.rank, report); return; }
+    const known = group.get(report.rank);
+    for (const name of ["seq", "op", "enqueued", "completed"]) if (known[name] === null) known[name] = report[name];
+  }
+
+  function mergedReports(reports) {
+    const groups = new Map([...reports.byGroup].map(([g, r]) => [g, new Map(r)]));
+    const unlabelled = groups.get("") || new Map();
+    for (const [rank, report] of [...unlabelled]) {
+      let twin = null;
+      for (const [name, g] of groups) {
+        if (name !== "" && g.has(rank) && (report.seq === null || report.seq === g.get(rank).seq)) { twin = g.get(rank); break; }
+      }
+      if (twin) { twin.op = twin.op || report.op; unlabelled.delete(rank); }
+    }
+    return new Map([...groups].filter(([, r]) => r.size));
+  }
+
+  const work = (r) => (r.seq !== null ? `SeqNum ${r.seq}` + (r.op ? ` ${r.op}` : "") : "a collective");
+  const plural = (ranks) => {
+    const one = ranks.length === 1;
+    return { it_they: one ? "it" : "they", its_their: one ? "its" : "their", is_are: one ? "is" : "are", s: one ? "" : "s", them: one ? "it" : "them" };
+  };
+
+  function judgeGroup(group, reports, seen, world, reported) {
+    const works = new Map();
+    for (const [rank, r] of reports) if (r.seq !== null) { const w = work(r); if (!works.has(w)) works.set(w, []); works.get(w).push(rank); }
+    const seqs = [...reports.values()].filter((r) => r.seq !== null).map((r) => r.seq);
+    if (works.size > 1) {
+      const parts = [...works].sort(cmp(([, rs]) => Math.min(...rs.map(Number)))).map(([w, rs]) => `${rankList(rs)} at ${w}`).join("; ");
+      if (group === "") return ["undetermined", message("group_unlabelled", { parts }), []];
+      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts }), []];
+    }
+    const top = seqs.length ? Math.max(...seqs) : null;
+    const lagging = [...reports].filter(([, r]) => top !== null && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
+    const withSeq = [...reports.values()].find((r) => r.seq !== null) || reports.values().next().value;
+    const w = work(withSeq);
+    const sentence = message("group_agree", { who: capital(rankList(reports.keys())), work: w, group: group === "" ? "" : ` (process group ${group})` });
+    if (lagging.length) {
+      const enqueued = Math.min(...lagging.map((r) => reports.get(r).enqueued || 0));
+      return ["lagging", sentence + " " + message("lagging", { who: capital(rankList(lagging)), work: w, enqueued, ...plural(lagging) }), lagging];
+    }
+    const silent = group === "" || group === "0" ? [...seen].filter((r) => !reported.has(r)).sort(byInt) : [];  // a report in any group counts
+    if (!silent.length) return ["agree", sentence, []];
+    if (world !== null && Array.from({ length: world }, (_, i) => String(i)).every((r) => seen.has(r))) {
+      return ["stuck", sentence + " " + message("silent_complete", { who: rankList(silent), ...plural(silent) }), silent];
+    }
+    return ["partial", sentence + " " + message("silent", { who: capital(rankList(silent)), ...plural(silent) }), []];
+  }
+
+  const PRIORITY = ["desync", "lagging", "stuck", "undetermined", "partial", "agree"];
+
+  function crossRank(reports) {
+    const groups = mergedReports(reports);
+    if (!groups.size) return null;
+    const cases = [], sentences = [], stuck = new Set(), detail = {};
+    const reported = new Set([...groups.values()].flatMap((g) => [...g.keys()]));
+    for (const group of [...groups.keys()].sort(cmp((g) => (g === "" ? -1 : Number(g))))) {
+      const [c, sentence, blamed] = judgeGroup(group, groups.get(group), reports.seen, reports.world, reported);
+      cases.push(c); sentences.push(sentence); blamed.forEach((r) => stuck.add(r));
+      detail[group] = {};
+      for (const [rank, r] of [...groups.get(group)].sort(([a], [b]) => byInt(a, b))) {
+        detail[group][rank] = { seq: r.seq, op: r.op, enqueued: r.enqueued, completed: r.completed };
       }
     }
-    const c = COLLECTIVE.exec(line);
-    if (c && rank !== null) state.collectives.set(rank, [Number(c[1]), c[2]]);
+    const worst = cases.reduce((a, b) => (PRIORITY.indexOf(b) < PRIORITY.indexOf(a) ? b : a));
+    return { case: worst, groups: detail, stuck_ranks: [...stuck].sort(byInt), summary: sentences.join(" ") };
   }
 
-  const byInt = (a, b) => Number(a) - Number(b);
-  const ranksText = (ranks) => ranks.size ? ` on rank${ranks.size > 1 ? "s" : ""} ${[...ranks].sort(byInt).join(",")}` : "";
-  const where = (ev) => `line ${ev.line}${ev.rank !== null ? " on rank " + ev.rank : ""}`;
+  // ---- scanning (generator/diagnosis.py) ----
 
-  function crossRank(state) {
-    if (!state.collectives.size) return null;
-    const groups = new Map();
-    for (const rank of [...state.collectives.keys()].sort(byInt)) {
-      const [seq, op] = state.collectives.get(rank);
-      const k = `SeqNum=${seq} ${op}`;
-      if (!groups.has(k)) groups.set(k, []);
-      groups.get(k).push(rank);
-    }
-    const reporting = [...state.collectives.keys()].sort(byInt);
-    const missing = [...state.seen].filter((r) => !state.collectives.has(r)).sort(byInt);
-    if (groups.size > 1) {
-      const parts = [...groups].sort().map(([k, r]) => `rank${r.length > 1 ? "s" : ""} ${r.join(",")} at ${k}`).join("; ");
-      return { case: "desync", summary: `The ranks disagree on the collective they were waiting in (${parts}): they issued different collectives, which points to a desync or collective mismatch rather than a network fault.` };
-    }
-    const [k] = groups.keys();
-    if (missing.length) {
-      const who = missing.length === 1
-        ? `rank ${missing[0]} printed output but never reported it, so it is the one stuck or dead: read its log first`
-        : `ranks ${missing.join(",")} printed output but never reported it, so they are the ones stuck or dead: read their logs first`;
-      return { case: "missing-ranks", summary: `Ranks ${reporting.join(",")} all timed out in ${k}; ${who}.` };
-    }
-    return { case: "agree", summary: `Every reporting rank (${reporting.join(",")}) timed out in the same collective, ${k}.` };
+  function newState() {
+    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [],
+      order: 0, windows: [0, 0], lines: 0 };
   }
 
-  function rankCandidates(state, cross) {
-    const hits = state.hits;
-    const boosted = cross ? ({ desync: data.desync_entry, "missing-ranks": data.stuck_entry }[cross.case] || "") : "";
-    const cmp = (...vals) => (a, b) => { for (const f of vals) { const x = f(a), y = f(b); if (x < y) return -1; if (x > y) return 1; } return 0; };
-    const rooted = [...hits.keys()].filter((s) => hits.get(s).firstRoot !== null);
-    // When one line is root evidence for two entries and one causes the other, the cause goes first.
-    const effect = new Set(rooted.filter((s) => (data.entries[s].caused_by || [])
-      .some((c) => rooted.includes(c) && hits.get(c).firstRoot === hits.get(s).firstRoot)));
-    const roots = rooted.sort(cmp((s) => s !== boosted, (s) => hits.get(s).firstRoot, (s) => effect.has(s), (s) => -hits.get(s).spec, (s) => s));
-    const downstream = new Set([...hits.keys()].filter((s) => (data.entries[s].caused_by || []).some((c) => roots.includes(c))));
-    const others = [...hits.keys()].filter((s) => hits.get(s).firstRoot === null)
-      .sort(cmp((s) => s !== boosted, (s) => !downstream.has(s), (s) => hits.get(s).first, (s) => -hits.get(s).count, (s) => s));
-    if (boosted && data.entries[boosted] && !hits.has(boosted)) others.unshift(boosted);
-    return roots.concat(others).map((slug, position) => {
-      const h = hits.get(slug) || { evidence: [], firstRoot: null, root: null, ranks: new Set(), count: 0 };
-      const role = h.firstRoot !== null ? "root" : "collateral";
-      const score = Math.max(0.05, (role === "root" ? 0.95 : 0.5) - 0.05 * position).toFixed(2);
-      return { slug, role, score, evidence: h.evidence, explanation: explain(slug, h, roots, slug === boosted ? cross : null) };
+  function* keyedPieces(state, line, lineNo) {
+    if (line.length <= R.long_line) { if (PREFILTER.test(line)) yield line; return; }
+    // A long line is looked at in windows around its keys, at most max_windows of them.
+    PREFILTER_ALL.lastIndex = 0;
+    let m;
+    while ((m = PREFILTER_ALL.exec(line)) !== null) {
+      const taken = state.windows[0] === lineNo ? state.windows[1] : 0;
+      if (taken >= R.max_windows) return;
+      const left = Math.max(0, m.index - R.window), right = Math.min(line.length, m.index + m[0].length + R.window);
+      state.windows = [lineNo, taken + 1];
+      yield line.slice(left, right);
+      PREFILTER_ALL.lastIndex = right;
+    }
+  }
+
+  function scanLine(state, source, line, lineNo) {
+    const seen = SEEN.exec(line);
+    if (seen) state.reports.seen.add(firstGroup(seen));
+    for (const text of keyedPieces(state, line, lineNo)) scanPiece(state, source, text, lineNo);
+  }
+
+  function scanPiece(state, source, text, lineNo) {
+    state.order += 1;
+    const rank = lineRank(text);
+    if (rank !== null && launcherRank(text) !== null) state.reports.seen.add(rank);
+    const report = readReport(text, lineNo);
+    if (report) addReport(state.reports, report);
+    const world = WORLD.exec(text);
+    if (world) state.reports.world = Number(world[1]);
+    const matched = [];
+    for (const [key, sigs] of byKey) {
+      if (!text.includes(key)) continue;
+      for (const sig of sigs) if (!sig.re || sig.re.test(text)) matched.push(sig);
+    }
+    const owned = matched.some((s) => s.role === "root");
+    for (const sig of matched) {
+      let h = state.hits.get(sig.slug);
+      if (!h) {
+        h = { first: state.order, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0, routineLines: 0, routineLimit: 0, unowned: 0 };
+        state.hits.set(sig.slug, h);
+      }
+      h.count += 1;
+      if (!owned) h.unowned += 1;
+      if (rank !== null) h.ranks.add(rank);
+      const time = TIME.exec(text);
+      const ev = { source, line: lineNo, rank, time: time ? time[0] : null, text: text.trim().slice(0, R.max_text), signature: sig.key, role: sig.role };
+      if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
+      if (sig.role === "root" && (h.root === null || (h.rootOrder === state.order && sig.spec > h.rootSpec))) {
+        h.root = ev; h.rootOrder = state.order; h.rootSpec = sig.spec;
+      }
+      if (h.evidence.length < R.max_evidence) h.evidence.push(ev);
+    }
+  }
+
+  function collectNotable(state, source, tail) {
+    const lines = tail.split("\n");
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    const first = state.lines - lines.length + 1;
+    lines.forEach((line, offset) => {
+      if (line.length > R.long_line || !NOTABLE.test(line)) return;
+      const text = line.trim().slice(0, R.max_text);
+      state.notable = state.notable.filter((n) => shape(n.text) !== shape(text));
+      state.notable.push({ source, line: first + offset, rank: lineRank(line), text });
+      if (state.notable.length > R.max_notable) state.notable.shift();
     });
   }
 
-  function explain(slug, h, roots, cross) {
-    const entry = data.entries[slug];
-    if (cross) return cross.summary;
-    if (h.root) return `Earliest root evidence: ${where(h.root)}.`;
-    const causes = entry.caused_by || [];
-    const present = roots.filter((r) => causes.includes(r));
-    if (present.length) return `${entry.title}${ranksText(h.ranks)} is downstream of ${data.entries[present[0]].title} (${where(state.hits.get(present[0]).root)}).`;
-    if (causes.length) return `Only collateral evidence${ranksText(h.ranks)}; look earlier in every rank's log for a cause such as: ${causes.slice(0, 3).map((c) => data.entries[c].title).join(", ")}.`;
-    return `Only collateral evidence${ranksText(h.ranks)}.`;
+  // ---- ranking (generator/diagnosis.py) ----
+
+  const entry = (slug) => data.entries[slug];
+  const causesOf = (slug) => entry(slug).caused_by || [];
+  const isRoutine = (h) => h.routineLines === h.count && h.count <= h.routineLimit;
+
+  function where(ev) {
+    if (ev.signature === "cross-rank") return "the timeout reports of every rank";
+    return `${ev.source !== "-" ? ev.source + ":" : "line "}${ev.line}${ev.rank !== null ? " on rank " + ev.rank : ""}`;
   }
 
-  let state = newState();
+  function rankCandidates(state, cross) {
+    const hits = new Map([...state.hits].filter(([, h]) => !isRoutine(h)));
+    const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.count,
+      note: message("routine", { count: h.count, s: h.count === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
+    const derived = crossRankEvidence(state, cross, hits);
+    const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
+    const present = (s) => causesOf(s).some((c) => roots.includes(c) && c !== s);
+    const explained = new Set(roots.filter(present));
+    roots.sort(cmp((s) => explained.has(s), (s) => hits.get(s).rootOrder, (s) => -hits.get(s).rootSpec, (s) => -hits.get(s).ranks.size,
+      (s) => -hits.get(s).count, (s) => entry(s).id));
+    const top = roots.length ? roots[0] : null;
+    const causes = top ? causesOf(top) : [];
+    const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
+    const downstream = new Set(collateral.filter(present));
+    collateral.sort(cmp((s) => !downstream.has(s), (s) => hits.get(s).first, (s) => -hits.get(s).count, (s) => entry(s).id));
+    const weak = new Set([...explained, ...downstream]);
+    const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
+    const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
+      .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
+    return { candidates, possible_causes: possible, routine, notable: state.notable, cross_rank: cross };
+  }
 
-  async function diagnoseText(chunks) {
-    state = newState();
-    let carry = "";
-    for await (const chunk of chunks) {
-      const text = carry + chunk;
-      const lines = text.split("\n");
-      carry = lines.pop();
-      for (const line of lines) scanLine(state, line);
+  function crossRankEvidence(state, cross, hits) {
+    const slug = cross ? { desync: R.desync_entry, lagging: R.stuck_entry, stuck: R.stuck_entry }[cross.case] : undefined;
+    if (!slug || !data.entries[slug]) return {};
+    const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
+    if (!hits.has(slug)) hits.set(slug, { first, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
+    const h = hits.get(slug);
+    h.root = { source: "", line: 0, rank: null, time: null, text: cross.summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
+    h.rootOrder = first; h.rootSpec = R.specific;
+    return { [slug]: cross.summary };
+  }
+
+  function candidate(slug, hits, roots, weak, crossSummary) {
+    const h = hits.get(slug);
+    const role = h.root !== null ? "root" : "collateral";
+    const contested = roots.some((r) => r !== slug && !weak.has(r));
+    const spec = h.root !== null ? h.rootSpec : Math.max(...h.evidence.map((e) => e.signature.length));
+    const basis = [role, weak.has(slug) ? "explained" : "first", spec >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
+    return { slug, id: entry(slug).id, title: entry(slug).title, score: R.confidence[basis], role, evidence: h.evidence,
+      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.count, ranks: [...h.ranks].sort(byInt), basis };
+  }
+
+  function explain(slug, h, hits, roots, crossSummary) {
+    if (crossSummary !== undefined) return message("cross_rank", { summary: crossSummary });
+    const cause = roots.find((c) => c !== slug && causesOf(slug).includes(c));
+    if (cause !== undefined) {
+      return message("downstream", { title: entry(slug).title, ranks: h.ranks.size ? ` on ${rankList(h.ranks)}` : "",
+        cause: entry(cause).title, where: where(hits.get(cause).root) });
     }
-    if (carry) scanLine(state, carry);
-    const cross = crossRank(state);
-    return { cross, candidates: rankCandidates(state, cross) };
+    if (h.root !== null) return message("root", { where: where(h.root) });
+    return message("collateral", { ranks: h.ranks.size ? ` on ${rankList(h.ranks)}` : "" });
+  }
+
+  // ---- reading ----
+
+  async function diagnoseSources(sources) {
+    const state = newState();
+    let total = 0;
+    for (const { name, chunks } of sources) {
+      let carry = "", tail = "", lineNo = 0;
+      state.lines = 0;
+      for await (const chunk of chunks) {
+        tail = (tail + chunk).slice(-TAIL);
+        const text = carry + chunk;
+        const lines = text.split("\n");
+        carry = lines.pop();
+        for (const line of lines) scanLine(state, name, line, ++lineNo);
+        if (carry.length > CARRY) { scanLine(state, name, carry, lineNo + 1); carry = ""; }
+      }
+      if (carry) scanLine(state, name, carry, ++lineNo);
+      state.lines = lineNo;
+      total += lineNo;
+      collectNotable(state, name, tail);
+    }
+    return { ...rankCandidates(state, crossRank(state.reports)), lines: total };
   }
 
   async function* fileChunks(file) {
@@ -140,6 +326,8 @@
     yield decoder.decode();
   }
 
+  // ---- showing ----
+
   function el(tag, text, cls) {
     const node = document.createElement(tag);
     if (text !== undefined) node.textContent = text;
@@ -147,43 +335,88 @@
     return node;
   }
 
-  function show(result, seconds) {
-    const out = document.getElementById("diagnosis-result");
-    out.replaceChildren();
-    out.append(el("p", `Scanned ${state.lineNo.toLocaleString()} lines in ${seconds.toFixed(2)} s, in this browser.`, "meta"));
-    if (!result.candidates.length) { out.append(el("p", "No known error signature matched this log.")); return; }
-    if (result.cross) out.append(el("p", `Across ranks: ${result.cross.summary}`, "cross-rank"));
-    const list = el("ol", undefined, "candidates");
-    for (const c of result.candidates.slice(0, 10)) {
-      const item = el("li");
-      const head = el("p");
-      const link = el("a", data.entries[c.slug].title);
-      link.href = data.base + "failures/" + c.slug + "/";
-      head.append(link, el("span", ` ${data.entries[c.slug].id} · ${c.role} · score ${c.score}`, "meta"));
-      item.append(head, el("p", c.explanation));
-      if (c.evidence.length) {
-        const pre = el("pre", c.evidence.slice(0, 3).map((e) => `${e.line}${e.rank !== null ? " [rank " + e.rank + "]" : ""} ${e.role}: ${e.text}`).join("\n"), "log");
-        item.append(pre);
-      }
-      list.append(item);
-    }
-    out.append(list);
+  function link(text, href) {
+    const a = el("a", text);
+    a.href = href;
+    return a;
   }
 
-  async function run(chunks) {
+  function showCandidate(c) {
+    const item = el("li");
+    const page = data.base + "failures/" + c.slug + "/";
+    const head = el("p");
+    head.append(link(c.title, page), el("span", ` ${c.id} · ${c.role} · confidence ${c.score}`, "meta"));
+    item.append(head, el("p", c.explanation));
+    const quick = entry(c.slug).quick;
+    if (quick) {
+      const dl = el("dl", undefined, "quick-answer");
+      for (const [term, text] of [["Symptom", quick.symptom], ["Root cause", quick.root_cause], ["Fix", quick.fix]]) dl.append(el("dt", term), el("dd", text));
+      item.append(dl);
+    }
+    const go = el("p", undefined, "meta");
+    go.append(link("How to confirm it", page + "#confirm"), " · ", link("The fix", page + "#fix"));
+    item.append(go);
+    if (c.evidence.length) {
+      item.append(el("pre", c.evidence.slice(0, 3).map((e) => `${e.line}${e.rank !== null ? " [rank " + e.rank + "]" : ""} ${e.role}: ${e.text}`).join("\n"), "log"));
+    }
+    return item;
+  }
+
+  function show(result, seconds, lines) {
+    const out = document.getElementById("diagnosis-result");
+    out.replaceChildren();
+    out.append(el("p", `Scanned ${lines.toLocaleString("en-US")} lines in ${seconds.toFixed(2)} s, in this browser.`, "meta"));
+    if (result.cross_rank) out.append(el("p", `Across ranks: ${result.cross_rank.summary}`, "cross-rank"));
+    if (result.candidates.length) {
+      const list = el("ol", undefined, "candidates");
+      for (const c of result.candidates.slice(0, 10)) list.append(showCandidate(c));
+      out.append(list);
+    }
+    if (result.possible_causes.length) {
+      out.append(el("h2", `Possible causes to check (what ${result.candidates[0].title} lists as its causes)`));
+      const list = el("ul", undefined, "possible-causes");
+      for (const cause of result.possible_causes) {
+        const item = el("li");
+        item.append(link(cause.title, data.base + "failures/" + cause.slug + "/"));
+        if (cause.look_for.length) item.append(el("span", ": look in every rank's log for " + cause.look_for.map((k) => `"${k}"`).join("; ")));
+        list.append(item);
+      }
+      out.append(list);
+    }
+    for (const r of result.routine) out.append(el("p", `Routine: ${r.note}`, "routine"));
+    if (!result.candidates.length) {
+      out.append(el("p", message("no_match")));
+      if (result.notable.length) {
+        out.append(el("h2", "Lines that look like the failure"));
+        const list = el("ul", undefined, "notable");
+        for (const n of result.notable) {
+          const item = el("li");
+          item.append(el("code", `${n.line}: ${n.text}`), " ", link("search the encyclopedia", data.base + "search/?q=" + encodeURIComponent(n.text.slice(0, 200))));
+          list.append(item);
+        }
+        out.append(list);
+      }
+    }
+  }
+
+  async function run(sources) {
     const start = performance.now();
-    const result = await diagnoseText(chunks);
-    show(result, (performance.now() - start) / 1000);
+    const result = await diagnoseSources(sources);
+    show(result, (performance.now() - start) / 1000, result.lines);
   }
 
   const form = document.getElementById("diagnose-form");
   const textarea = document.getElementById("log-text");
   const fileInput = document.getElementById("log-file");
-  form.addEventListener("submit", (event) => { event.preventDefault(); run([textarea.value]); });
-  fileInput.addEventListener("change", () => { if (fileInput.files.length) run(fileChunks(fileInput.files[0])); });
+  const pasted = (text) => [{ name: "-", chunks: [text] }];
+  form.addEventListener("submit", (event) => { event.preventDefault(); run(pasted(textarea.value)); });
+  fileInput.addEventListener("change", () => {
+    if (fileInput.files.length) run([{ name: fileInput.files[0].name, chunks: fileChunks(fileInput.files[0]) }]);
+  });
   const handoff = sessionStorage.getItem("diagnose-log");
-  if (handoff) { sessionStorage.removeItem("diagnose-log"); textarea.value = handoff; run([handoff]); }
+  if (handoff) { sessionStorage.removeItem("diagnose-log"); textarea.value = handoff; run(pasted(handoff)); }
   document.getElementById("diagnose-js-note").hidden = true;
   form.hidden = false;
-  window.encyclopediaDiagnose = diagnoseText;  // used by the browser tests
+  // Used by the browser tests: the engine on (name, text) pairs, as the CLI reads files.
+  window.encyclopediaDiagnose = (logs) => diagnoseSources(logs.map(([name, text]) => ({ name, chunks: [text] })));
 })();
