@@ -10,6 +10,7 @@ rank prefixes) with a few real error lines from the entries' own examples spread
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -60,7 +61,15 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return float(out[0]), float(out[1]), int(out[2])
 
 
-def browser_time(site: Path, megabytes: int) -> float:
+def one_line_log(path: Path, megabytes: int, key: str, occurrences: int) -> None:
+    """Write a log that is one line (no newline) of `megabytes` holding `occurrences` copies of a signature key."""
+    filler = b"x" * max(0, int(megabytes * 1e6) // occurrences - len(key))
+    with path.open("wb") as out:
+        for _ in range(occurrences):
+            out.write(filler + key.encode())
+
+
+def browser_time(site: Path, megabytes: int, one_line: str | None = None) -> float:
     sys.path.insert(0, str(ROOT / "tests"))
     from browser import ARGS, CHROMIUM, serve
     from playwright.sync_api import sync_playwright
@@ -71,12 +80,15 @@ def browser_time(site: Path, megabytes: int) -> float:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page()
             page.goto(base + "diagnose/")
+            # one_line: the whole log is one line holding 100,000 copies of that key (no newline at all)
+            line = json.dumps(one_line + "x" * 1000) if one_line else json.dumps(
+                "[rank3]:[2026-03-01 12:00:00,000] INFO trainer.py:88: step 12 loss 1.2345 lr 1.00e-04 grad_norm 0.5\n")
             seconds = page.evaluate(f"""async () => {{
-                const line = "[rank3]:[2026-03-01 12:00:00,000] INFO trainer.py:88: step 12 loss 1.2345 lr 1.00e-04 grad_norm 0.5\\n";
+                const line = {line};
                 const chunk = line.repeat(Math.ceil(4e6 / line.length));
                 const chunks = Array.from({{length: Math.ceil({megabytes}e6 / chunk.length)}}, () => chunk);
                 const start = performance.now();
-                await window.encyclopediaDiagnose(chunks);
+                await window.encyclopediaDiagnose([["big.log", chunks]]);
                 return (performance.now() - start) / 1000;
             }}""")
             browser.close()
@@ -90,6 +102,7 @@ def main() -> None:
     parser.add_argument("--gigabytes", type=float, default=1.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--browser-mb", type=int, default=50)
+    parser.add_argument("--one-line-mb", type=int, default=106, help="also time a log that is a single line of this size (0: skip)")
     args = parser.parse_args()
     catalog = load_catalog(ROOT / "content")
     errors = [ex for item in catalog.entries.values() for sig in item.entry.signatures for ex in sig.examples]
@@ -114,11 +127,21 @@ def main() -> None:
             medians[tool] = wall
             print(f"{tool:24} {wall:>14.2f} {statistics.median(r[1] for r in runs):>13.2f} {size_mb / wall:>8.0f} {max(r[2] for r in runs):>13}")
         print(f"ratio encyclopedia/grep: {medians['encyclopedia diagnose'] / medians['grep -E -f']:.2f}")
+    key = "Watchdog caught collective operation timeout: WorkNCCL("
+    if args.one_line_mb:
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "one-line.log"
+            one_line_log(log, args.one_line_mb, key, 100_000)
+            wall, cpu, rss = timed([sys.executable, "-m", "generator", "diagnose", "--content", str(ROOT / "content"), str(log)])
+            print(f"one line of {args.one_line_mb} MB with 100,000 keys: encyclopedia diagnose {wall:.2f} s wall, {rss} MiB peak RSS")
     if args.browser_mb:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, "-m", "generator", "build", "--no-search", "--content", str(ROOT / "content"),
                             "--out", str(Path(tmp) / "site")], check=True, stdout=subprocess.DEVNULL)
             print(f"browser: {args.browser_mb} MB diagnosed in {browser_time(Path(tmp) / 'site', args.browser_mb):.2f} s (headless Chromium)")
+            if args.one_line_mb:
+                seconds = browser_time(Path(tmp) / "site", args.one_line_mb, key)
+                print(f"browser: one line of {args.one_line_mb} MB with keys every 1 kB diagnosed in {seconds:.2f} s")
 
 
 if __name__ == "__main__":

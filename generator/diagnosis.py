@@ -36,7 +36,7 @@ MAX_WINDOWS = int(RULES["max_windows"])  # type: ignore[call-overload]
 MAX_NOTABLE = int(RULES["max_notable"])  # type: ignore[call-overload]
 SPECIFIC = int(RULES["specific"])  # type: ignore[call-overload]
 CARRY = 1 << 20  # the most of an unfinished line kept between chunks
-TAIL = 4 << 20  # notable lines are looked for in the last TAIL bytes of each log
+TAIL = 1 << 20  # notable lines are looked for in the last TAIL bytes of each log
 DESYNC_ENTRY = str(RULES["desync_entry"])
 STUCK_ENTRY = str(RULES["stuck_entry"])
 CROSS_RANK = "cross-rank"  # the signature name of evidence drawn from every rank's reports
@@ -44,6 +44,8 @@ _CONFIDENCE: dict[str, float] = RULES["confidence"]  # type: ignore[assignment]
 _PATTERNS: dict[str, str] = RULES["patterns"]  # type: ignore[assignment]
 _TIME = re.compile(_PATTERNS["time"], re.ASCII)
 _NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
+# Every notable line holds one of these words, so only lines with one are tried against _NOTABLE.
+_NOTABLE_WORDS = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in RULES["notable_tokens"]])  # type: ignore[attr-defined]
 _SEEN = re.compile(b"\n" + _PATTERNS["seen_rank"].encode())
 _EXTRA_KEYS = ("world_size", "world size", *(str(r["key"]) for r in RULES["reports"]))  # type: ignore[attr-defined]
 
@@ -296,16 +298,24 @@ def _time_of(line: str) -> str | None:
 
 def _collect_notable(state: _State, name: str, tail: bytes) -> None:
     """Remember the last lines of a log that look like a failure: tracebacks' last lines, errors, exits."""
-    lines = tail.decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    first = state.lines - len(lines) + 1
-    for offset, line in enumerate(lines):
+    if tail.endswith(b"\n"):
+        tail = tail[:-1]
+    line_no, counted = state.lines - tail.count(b"\n"), 0  # line_no is the number of the line holding `counted`
+    done = -1
+    for _word, start, _end in _NOTABLE_WORDS.find_matches_as_indexes(tail):
+        if start <= done:
+            continue
+        line_start = tail.rfind(b"\n", 0, start) + 1
+        found = tail.find(b"\n", start)
+        done = found if found >= 0 else len(tail)
+        line_no += tail.count(b"\n", counted, line_start)
+        counted = line_start
+        line = tail[line_start:done].decode("utf-8", errors="replace")
         if len(line) <= LONG_LINE and _NOTABLE.search(line):
             text = line.strip()[:MAX_TEXT]
             shape = re.sub(r"\d+", "", text)
             state.notable = deque((n for n in state.notable if re.sub(r"\d+", "", n.text) != shape), maxlen=MAX_NOTABLE)
-            state.notable.append(Notable(name, first + offset, line_rank(line), text))
+            state.notable.append(Notable(name, line_no, line_rank(line), text))
 
 
 def _is_routine(h: _Hits) -> bool:

@@ -10,7 +10,7 @@
   const data = JSON.parse(document.getElementById("signature-data").textContent);
   const R = data.rules;
   const P = R.patterns;
-  const TAIL = 4 << 20;  // notable lines are looked for in the last TAIL characters of a log
+  const TAIL = 1 << 20;  // notable lines are looked for in the last TAIL characters of a log
   const CARRY = 1 << 20;  // the most of an unfinished line kept between chunks
   const LAUNCHER = new RegExp(P.launcher_rank);
   const SEEN = new RegExp("^" + P.seen_rank);
@@ -417,6 +417,6 @@
   if (handoff) { sessionStorage.removeItem("diagnose-log"); textarea.value = handoff; run(pasted(handoff)); }
   document.getElementById("diagnose-js-note").hidden = true;
   form.hidden = false;
-  // Used by the browser tests: the engine on (name, text) pairs, as the CLI reads files.
-  window.encyclopediaDiagnose = (logs) => diagnoseSources(logs.map(([name, text]) => ({ name, chunks: [text] })));
+  // Used by the browser tests and benchmarks: the engine on [name, text or chunks] pairs, as the CLI reads files.
+  window.encyclopediaDiagnose = (logs) => diagnoseSources(logs.map(([name, text]) => ({ name, chunks: Array.isArray(text) ? text : [text] })));
 })();
