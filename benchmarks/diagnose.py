@@ -132,7 +132,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / "one-line.log"
             one_line_log(log, args.one_line_mb, key, 100_000)
-            wall, cpu, rss = timed([sys.executable, "-m", "generator", "diagnose", "--content", str(ROOT / "content"), str(log)])
+            wall, _cpu, rss = timed([sys.executable, "-m", "generator", "diagnose", "--content", str(ROOT / "content"), str(log)])
             print(f"one line of {args.one_line_mb} MB with 100,000 keys: encyclopedia diagnose {wall:.2f} s wall, {rss} MiB peak RSS")
     if args.browser_mb:
         with tempfile.TemporaryDirectory() as tmp:

@@ -18,15 +18,26 @@ What the answers mean:
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 import ahocorasick_rs
 
 from .portable import compile_portable
-from .ranks import RULES, CrossRank, Reports, cross_rank, launcher_rank, line_rank, message, rank_list, read_report, world_size
+from .ranks import (
+    RULES,
+    CrossRank,
+    Reports,
+    cross_rank,
+    launcher_rank,
+    line_rank,
+    message,
+    rank_list,
+    read_report,
+    world_size,
+)
 
 MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
 MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]

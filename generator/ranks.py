@@ -208,7 +208,7 @@ def cross_rank(reports: Reports) -> CrossRank | None:
         cases.append(case)
         sentences.append(sentence)
         stuck += blamed
-    detail = {("" if g is None else g): {rank: {"seq": r.seq, "op": r.op, "enqueued": r.enqueued, "completed": r.completed}
+    detail: dict[str, dict[str, dict[str, object]]] = {("" if g is None else g): {rank: {"seq": r.seq, "op": r.op, "enqueued": r.enqueued, "completed": r.completed}
                                          for rank, r in sorted(reps.items(), key=lambda kv: int(kv[0]))}
               for g, reps in groups.items()}
     case = min(cases, key=_PRIORITY.index)

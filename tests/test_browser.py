@@ -31,8 +31,9 @@ def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
     page.fill("#log-text", log)
     page.click("#diagnose-form button")
     first = page.locator(".candidates li").first
-    assert first.locator("a").inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
-    first.locator("a").click()
+    assert first.locator("a").first.inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
+    assert first.locator("a", has_text="The fix").get_attribute("href") == "../failures/cuda-out-of-memory/#fix"
+    first.locator("a").first.click()
     assert page.url == site + "failures/cuda-out-of-memory/"
     assert errors.errors == []
 

@@ -28,13 +28,14 @@ VARIANTS = {
 
 
 def _other_numbers(line: str, key: str) -> str:
-    """Return the line with every number outside the signature key changed (same number of digits)."""
+    """Return the line with every number outside the signature key and IP addresses changed (same number of digits)."""
     at = line.find(key)
+
     def bump(m: re.Match[str]) -> str:
-        if at <= m.start() < at + len(key):
+        if at <= m.start() < at + len(key) or "." in m.group(0):
             return m.group(0)
         return "".join(str((int(d) + 3) % 10) for d in m.group(0))
-    return re.sub(r"\d+", bump, line)
+    return re.sub(r"\d+(?:\.\d+){3}|\d+", bump, line)
 
 
 def _root_examples() -> list[tuple[str, str, str]]:
@@ -49,8 +50,9 @@ def index() -> SignatureIndex:
 
 
 def _first(index: SignatureIndex, line: str) -> str | None:
-    candidates = scan(index, [("-", [line.encode() + b"\n"])]).candidates
-    return candidates[0].slug if candidates else None
+    """Return the first answer, or the entry a routine message belongs to."""
+    result = scan(index, [("-", [line.encode() + b"\n"])])
+    return result.candidates[0].slug if result.candidates else result.routine[0].slug if result.routine else None
 
 
 def test_dressed_example_lines_keep_their_first_answer(index: SignatureIndex) -> None:

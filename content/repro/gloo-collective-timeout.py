@@ -1,17 +1,17 @@
 """Reproduce gloo's "Timed out waiting <N>ms for recv/send operation to complete".
 
 Run without arguments, the script starts two worker processes (ranks 0 and 1)
-on 127.0.0.1 and a free port, with a gloo process-group timeout of 4 s
+on 127.0.0.1 and a free port, with a gloo process-group timeout of 3 s
 (1800000 ms, 30 minutes, is the default). After one successful all_reduce,
-rank 1 stalls for 8 s (standing in for slow evaluation, a checkpoint save on
+rank 1 stalls for 6 s (standing in for slow evaluation, a checkpoint save on
 one rank, a stuck data loader or a rank that took a different code path),
 while rank 0 enters the next collective, then a send whose receiver is late:
 
-    RuntimeError: [.../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:NNN] Timed out waiting 4000ms for recv operation to complete
+    RuntimeError: [.../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:NNN] Timed out waiting 3000ms for recv operation to complete
 
 (scenario 1, an all_reduce) and
 
-    RuntimeError: [.../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:NNN] Timed out waiting 4000ms for send operation to complete
+    RuntimeError: [.../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:NNN] Timed out waiting 3000ms for send operation to complete
 
 (scenario 2, a large point-to-point send). On timing out, rank 0 closes its
 connections, so when rank 1 finally arrives its collective fails with
@@ -36,12 +36,12 @@ def worker(rank, op):
     import torch.distributed as dist
 
     dist.init_process_group("gloo", rank=rank, world_size=2,
-                            timeout=timedelta(seconds=4))
+                            timeout=timedelta(seconds=3))
     t = torch.ones(4)
     dist.all_reduce(t)
     print(f"rank {rank}: first all_reduce ok", flush=True)
     if rank == 1:
-        time.sleep(8)  # longer than the 4 s process-group timeout
+        time.sleep(6)  # longer than the 3 s process-group timeout
         try:
             dist.barrier()
         except RuntimeError as exc:

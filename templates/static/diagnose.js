@@ -349,9 +349,11 @@
     item.append(head, el("p", c.explanation));
     const quick = entry(c.slug).quick;
     if (quick) {
-      const dl = el("dl", undefined, "quick-answer");
+      const box = el("div", undefined, "quick-answer");
+      const dl = el("dl");
       for (const [term, text] of [["Symptom", quick.symptom], ["Root cause", quick.root_cause], ["Fix", quick.fix]]) dl.append(el("dt", term), el("dd", text));
-      item.append(dl);
+      box.append(dl);
+      item.append(box);
     }
     const go = el("p", undefined, "meta");
     go.append(link("How to confirm it", page + "#confirm"), " · ", link("The fix", page + "#fix"));
