@@ -30,7 +30,7 @@ from .loading import load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, plan_site, stylesheet
 from .repro import run_reproduction, torch_version
-from .scaffold import draft_entry, next_id, slug_from_title
+from .scaffold import draft_entry, next_id, signature_key, slug_from_title
 from .schema import SiteConfig
 from .serve import serve
 from .site import MARKER, collect_files, write_site
@@ -45,7 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=["text", "github"], default="text", help="github: GitHub Actions annotations")
     check.add_argument("--explain", metavar="CODE", help="explain one rule, e.g. E012, and exit")
     new = sub.add_parser("new", help="write a new draft entry with every section")
-    new.add_argument("title", help="the entry's title, e.g. \"NCCL watchdog timeout\"")
+    new.add_argument("title", nargs="?", help="the entry's title, e.g. \"NCCL watchdog timeout\" (default with --from-log: the line's message)")
+    new.add_argument("--from-log", type=Path, metavar="LOG", help="take the first error signature's example from a log (with --line)")
+    new.add_argument("--line", type=int, metavar="N", help="the line of LOG that shows the failure (1 = the first line)")
     new.add_argument("--category", default="distributed-training", help="category slug (default: distributed-training)")
     new.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     schema = sub.add_parser("schema", help="write the JSON Schema of an entry, for editors")
@@ -120,7 +122,28 @@ def _report(problems: list[Problem], style: str) -> None:
             print(p.format() + (" (warning)" if p.warning else ""), file=sys.stderr)
 
 
+def _log_line(log: Path, number: int | None) -> str:
+    """Return line `number` of a log (1-based), for a proposed entry's first signature."""
+    if number is None or number < 1:
+        raise GeneratorError("--from-log needs --line N (the line that shows the failure, 1 = the first line)")
+    try:
+        with log.open("rb") as f:
+            for i, raw in enumerate(f, 1):
+                if i == number:
+                    line = raw.decode("utf-8", errors="replace").strip()
+                    if not line:
+                        raise GeneratorError(f"{log}:{number}: the line is empty (expected the line that shows the failure)")
+                    return line
+    except OSError as exc:
+        raise GeneratorError(f"{log}: cannot read the log ({exc.strerror})") from exc
+    raise GeneratorError(f"{log}: has fewer than {number} lines")
+
+
 def _new(args: argparse.Namespace) -> int:
+    line = _log_line(args.from_log, args.line) if args.from_log else None
+    if args.title is None and line is None:
+        raise GeneratorError("a title is needed (or --from-log LOG --line N to start from a log line)")
+    args.title = args.title or signature_key(line or "")[:80]
     catalog = load_catalog(args.content)
     if args.category not in catalog.categories:
         raise GeneratorError(f"--category {args.category!r} is not a category (expected one of: {', '.join(sorted(catalog.categories))})")
@@ -131,7 +154,7 @@ def _new(args: argparse.Namespace) -> int:
     if path.exists() or catalog.resolve(slug):
         raise GeneratorError(f"{path} already exists or {slug!r} is taken; choose another title")
     entry_id = next_id(set(catalog.ids) | set(catalog.ledger.root))
-    path.write_text(draft_entry(entry_id, args.title, args.category, datetime.date.today()), encoding="utf-8")
+    path.write_text(draft_entry(entry_id, args.title, args.category, datetime.date.today(), line), encoding="utf-8")
     print(f"wrote {path} ({entry_id}); fill it in, then run: encyclopedia check --strict")
     return _ledger(args)
 

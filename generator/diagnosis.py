@@ -467,8 +467,10 @@ def format_diagnosis(diagnosis: Diagnosis, top: int, search_url: str) -> str:
     if not diagnosis.candidates:
         out.append(message("no_match"))
         if diagnosis.notable:
-            out += ["", "Lines that look like the failure (search the encyclopedia for them, or propose an entry):"]
+            out += ["", "Lines that look like the failure: search the encyclopedia for one, or propose an entry from it:"]
             for n in diagnosis.notable:
                 out.append(f"   {n.source}:{n.line} {n.text[:200]}")
-                out.append(f"      {search_url}{quote(n.text[:200])}")
+                out.append(f"      search: {search_url}{quote(n.text[:200])}")
+                if n.source != "-":
+                    out.append(f"      propose: encyclopedia new --from-log {n.source} --line {n.line}")
     return "\n".join(out).strip("\n")

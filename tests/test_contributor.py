@@ -96,3 +96,28 @@ def test_every_rule_is_documented_in_contributing() -> None:
     text = (ROOT / "CONTRIBUTING.md").read_text()
     for rule in RULES.values():
         assert f"| {rule.code} | {rule.name} |" in text, rule.code
+
+
+def test_new_from_a_log_line_writes_a_draft_whose_signature_is_that_line(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = content.parent / "train.log"
+    log.write_text("step 1\n[rank3]:[E1130 12:00:01.123 foo.cc:12] RuntimeError: CUDA error: misaligned address\n")
+    assert main(["new", "--from-log", str(log), "--line", "2"]) == 0
+    path = content / "failures" / "runtimeerror-cuda-error-misaligned-address.yaml"
+    entry = yaml.safe_load(path.read_text())
+    assert entry["title"] == "RuntimeError: CUDA error: misaligned address" and entry["status"] == "draft"
+    assert entry["signatures"] == [{"key": "RuntimeError: CUDA error: misaligned address", "role": "root",
+                                    "examples": ["[rank3]:[E1130 12:00:01.123 foo.cc:12] RuntimeError: CUDA error: misaligned address"]}]
+    assert main(["check"]) == 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["new", "--from-log", "train.log"], "error: --from-log needs --line N (the line that shows the failure, 1 = the first line)"),
+    (["new", "--from-log", "train.log", "--line", "9"], "error: train.log: has fewer than 9 lines"),
+    (["new", "--from-log", "train.log", "--line", "1"], "error: train.log:1: the line is empty (expected the line that shows the failure)"),
+    (["new", "--from-log", "missing.log", "--line", "1"], "error: missing.log: cannot read the log (No such file or directory)"),
+    (["new"], "error: a title is needed (or --from-log LOG --line N to start from a log line)"),
+])
+def test_new_from_a_log_refuses_what_it_cannot_use(content: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    (content.parent / "train.log").write_text("\nsecond\n")
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == message
