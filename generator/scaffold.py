@@ -8,6 +8,7 @@ import re
 
 from .ranks import RULES, fill
 
+
 def slug_from_title(title: str) -> str:
     """Return a slug for a title: 'NCCL: watchdog timeout!' -> 'nccl-watchdog-timeout'."""
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:80].strip("-")
