@@ -293,6 +293,44 @@
     return message("collateral", { ranks: h.ranks.size ? ` on ${rankList(h.ranks)}` : "" });
   }
 
+  // ---- proposing an entry from a line (generator/scaffold.py fills the same template) ----
+
+  const DRAFT_PREFIXES = R.draft_prefixes.map((p) => new RegExp(p));
+
+  function signatureKey(line) {
+    let text = line.trim();
+    for (const prefix of DRAFT_PREFIXES) text = text.replace(prefix, "");
+    const number = text.slice(20).search(/\d/);
+    if (number >= 0) text = text.slice(0, 20 + number);
+    return text.slice(0, 120).replace(/[ :=,([{'"]+$/, "") || line.trim().slice(0, 120);
+  }
+
+  const slugFromTitle = (title) => title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/^-+|-+$/g, "");
+
+  function draftEntry(line, today) {
+    const key = signatureKey(line);
+    const signatures = "signatures:\n" +
+      `  - key: ${JSON.stringify(key)}\n` +
+      "    role: root  # root: this message names the failure; collateral: other ranks print it because of it\n" +
+      "    examples:\n" +
+      `      - ${JSON.stringify(line.trim())}`;
+    const title = key.slice(0, 80);
+    return { slug: slugFromTitle(title), text: fill(data.draft.template, { id: data.draft.next_id, title: JSON.stringify(title),
+      category: data.draft.category, today, signatures }) };
+  }
+
+  function proposal(line) {
+    const draft = draftEntry(line, new Date().toISOString().slice(0, 10));
+    const url = `${data.repo.url}/new/${data.repo.branch}?filename=${encodeURIComponent("content/failures/" + draft.slug + ".yaml")}` +
+      `&value=${encodeURIComponent(draft.text)}`;
+    const box = el("div", undefined, "proposal");
+    box.append(el("p", "Nothing has left this page. The link below opens a new file on the repository's forge, pre-filled with this draft entry " +
+      "(the line below is its first error signature). Before you submit, remove hostnames, paths, usernames and anything secret from it."));
+    box.append(el("pre", draft.text, "log"));
+    box.append(link("Open this draft as a new entry on the forge", url));
+    return box;
+  }
+
   // ---- reading ----
 
   async function diagnoseSources(sources) {
@@ -394,6 +432,12 @@
         for (const n of result.notable) {
           const item = el("li");
           item.append(el("code", `${n.line}: ${n.text}`), " ", link("search the encyclopedia", data.base + "search/?q=" + encodeURIComponent(n.text.slice(0, 200))));
+          if (data.repo) {
+            const button = el("button", "Propose an entry from this line", "propose");
+            button.type = "button";
+            button.addEventListener("click", () => { button.replaceWith(proposal(n.text)); });
+            item.append(" ", button);
+          }
           list.append(item);
         }
         out.append(list);
@@ -420,5 +464,6 @@
   document.getElementById("diagnose-js-note").hidden = true;
   form.hidden = false;
   // Used by the browser tests and benchmarks: the engine on [name, text or chunks] pairs, as the CLI reads files.
+  window.encyclopediaDraft = draftEntry;
   window.encyclopediaDiagnose = (logs) => diagnoseSources(logs.map(([name, text]) => ({ name, chunks: Array.isArray(text) ? text : [text] })));
 })();
