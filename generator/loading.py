@@ -23,6 +23,7 @@ from pydantic_core import ErrorDetails
 
 from .errors import Problem
 from .schema import (
+    BRANCH_PATTERN,
     HTTPS_PATTERN,
     ID_PATTERN,
     SLUG_PATTERN,
@@ -44,6 +45,7 @@ _PATTERN_NAMES = {
     SLUG_PATTERN: "lowercase letters and digits in words joined by '-'",
     ID_PATTERN: "an ID like MTF-0042",
     HTTPS_PATTERN: "an https:// URL without spaces",
+    BRANCH_PATTERN: "a branch name such as main",
     r"^[a-z0-9][a-z0-9._+-]*$": "lowercase letters, digits, '.', '_', '+' or '-'",
     r"^[A-Z][A-Z0-9_]*$": "an environment variable name in capitals",
     r"^[a-z0-9+#-]+$": "a lowercase language name such as python or bash",
@@ -106,6 +108,11 @@ class Content:
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+
+
+def describe_pattern(pattern: str) -> str:
+    """Return what a value of a pattern-checked field looks like, in words."""
+    return _PATTERN_NAMES.get(pattern, pattern)
 
 
 def format_loc(loc: Loc) -> str:
