@@ -32,13 +32,17 @@ def test_issue_forms_pass_githubs_schema(schema: str, pattern: str) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_the_schema_checker_refuses_a_broken_form(tmp_path: Path) -> None:
-    form = yaml.safe_load((FORMS / "entry-correction.yml").read_text())
-    form["body"][1]["type"] = "textbox"
-    (tmp_path / "broken.yml").write_text(yaml.safe_dump(form))
-    run = _check("vendor.github-issue-forms", tmp_path / "broken.yml")
+@pytest.mark.parametrize(("schema", "path", "old", "new", "error"), [
+    ("vendor.github-issue-forms", "ISSUE_TEMPLATE/entry-correction.yml", "type: input", "type: textbox", "$.body[1].type: 'textbox' is not one of"),
+    ("vendor.github-workflows", "workflows/ci.yml", "container:", "contianer:", "$.jobs.test: {'runs-on'"),
+])
+def test_the_schema_checker_refuses_a_broken_file(tmp_path: Path, schema: str, path: str, old: str, new: str, error: str) -> None:
+    text = (ROOT / ".github" / path).read_text()
+    assert old in text
+    (tmp_path / "broken.yml").write_text(text.replace(old, new, 1))
+    run = _check(schema, tmp_path / "broken.yml")
     assert run.returncode == 1
-    assert "$.body[1].type: 'textbox' is not one of" in run.stdout
+    assert error in run.stdout
 
 
 @pytest.mark.parametrize(("form", "fields"), [
@@ -48,3 +52,25 @@ def test_the_schema_checker_refuses_a_broken_form(tmp_path: Path) -> None:
 def test_forms_ask_for_what_an_entry_needs(form: str, fields: list[str]) -> None:
     body = yaml.safe_load((FORMS / form).read_text())["body"]
     assert [field["id"] for field in body if field["type"] != "markdown"] == fields
+
+
+def test_workflows_pass_githubs_schema() -> None:
+    files = sorted((ROOT / ".github/workflows").glob("*.yml"))
+    assert files
+    run = _check("vendor.github-workflows", *files)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_pull_requests_are_tested_by_ci_run_in_debian_and_annotated() -> None:
+    workflow = yaml.safe_load((ROOT / ".github/workflows/ci.yml").read_text())
+    test = workflow["jobs"]["test"]
+    assert test["container"] == "debian:bookworm"  # Ubuntu's chromium is a snap shim that fails on runners
+    runs = [step.get("run", "") for step in test["steps"]]
+    assert ".ci/run" in runs
+    assert any("encyclopedia check --strict --format github" in run for run in runs)
+    for name, job in workflow["jobs"].items():
+        if "container" not in job:
+            assert not any("chromium" in step.get("run", "") for step in job["steps"]), name
+    deploy = workflow["jobs"]["pages"]
+    assert deploy["needs"] == "test" and any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
+    assert any("--repo-url" in step.get("run", "") for step in deploy["steps"])  # the published entries link to this repository
