@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from .api import entry_schema_json, render_api
 from .catalog import Catalog, build_catalog
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
-from .errors import RULES, ContentError, GeneratorError, Problem
+from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
 from .graph import build_graph
 from .incremental import (
     Digests,
@@ -100,7 +100,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.strict and warnings:
             raise ContentError(warnings)
     except ContentError as exc:
-        _report(exc.problems, args.format)
+        _report(exc.problems, args.format, exc.waiting)
         print(f"{exc}", file=sys.stderr)
         return 1
     _report(warnings, args.format)
@@ -108,8 +108,9 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(problems: list[Problem], style: str) -> None:
-    """Print problems as `path:line:col: ...` lines, or as GitHub Actions annotations."""
+def _report(problems: list[Problem], style: str, waiting: list[Waiting] | None = None) -> None:
+    """Print problems as `path:line:col: ...` lines, or as GitHub Actions annotations, then one line
+    per unreadable entry saying how many references wait on it."""
     for p in problems:
         if style == "github":
             level = "warning" if p.warning else "error"
@@ -118,6 +119,11 @@ def _report(problems: list[Problem], style: str) -> None:
             print(f"::{level} file={p.path},line={p.line},col={p.col},title={rule.code} {rule.name}::{message}")
         else:
             print(p.format() + (" (warning)" if p.warning else ""), file=sys.stderr)
+    for w in waiting or []:
+        if style == "github":
+            print(f"::notice file={w.path},line=1,col=1,title=references waiting::{w.format().removeprefix(w.path + ': ')}")
+        else:
+            print(w.format(), file=sys.stderr)
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -322,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except ContentError as exc:
-        _report(exc.problems, "text")
+        _report(exc.problems, "text", exc.waiting)
         print(f"{exc}; nothing was written", file=sys.stderr)
         return 1
     except GeneratorError as exc:

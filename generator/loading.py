@@ -107,6 +107,7 @@ class Content:
     repro_scripts: dict[str, Path] = field(default_factory=dict)
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)  # slug -> path of an entry file that failed to load
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -153,7 +154,9 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
     content.repro_scripts = {p.stem: p for p in sorted((content_dir / "repro").glob("*.py"))}
     for path in _yaml_files(content_dir / "failures", base, content.problems):
         loaded_entry = _load_model(path, root, base, Entry, content.problems)
-        if loaded_entry:
+        if loaded_entry is None:
+            content.unreadable[path.stem] = display_path(path, base)
+        else:
             entry, source = loaded_entry
             content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
             for i, sig in enumerate(entry.signatures):
