@@ -116,6 +116,7 @@ def test_entry_links_to_its_file_and_a_prefilled_correction(content: Path, tmp_p
     assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "https://github.com/acme/encyclopedia/issues/new"
     assert dict(parse_qsl(parts.query)) == {"template": "entry-correction.yml", "title": "Correction to MTF-0001: First failure",
                                            "entry": "MTF-0001: First failure", "page": "https://example.org/failures/first-failure/"}
+    assert '<li><a href="#contribute">Edit or report a problem</a></li>' in (tmp_path / "site/failures/first-failure/index.html").read_text()
     form = yaml.safe_load((ROOT / ".github/ISSUE_TEMPLATE/entry-correction.yml").read_text())
     assert {"entry", "page"} <= {field.get("id") for field in form["body"]}  # GitHub pre-fills fields by id
 
@@ -132,7 +133,7 @@ def test_without_a_repository_there_are_no_edit_or_report_links(content: Path, t
     assert main(["build", "--out", "site", "--no-search"]) == 0
     for page in (tmp_path / "site").rglob("*.html"):
         text = page.read_text()
-        assert "contribute" not in text and "Edit this entry" not in text and "Report a problem" not in text, page
+        assert "contribute" not in text and "Edit or report" not in text and "Edit this entry" not in text and "Report a problem" not in text, page
         assert not any("github.com" in link for link in ParsedPage(text).links), page
 
 
