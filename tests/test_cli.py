@@ -93,3 +93,10 @@ def test_an_invalid_entry_is_reported_once_for_check_build_and_github(content: P
     assert main(["check"]) == 1
     assert capsys.readouterr().err.splitlines()[-2] == ("content/failures/second-failure.yaml: 1 reference waits on this entry (1 relation); "
                                                         "it is checked once it can be read")
+    write_tree(content, {"repro/second-failure.py": "print('x')\n", "repro/reproduced.yaml": 'second-failure: {torch: "2.13.0", device: cpu}\n'})
+    assert main(["check"]) == 1
+    assert capsys.readouterr().err.splitlines()[-2:] == [
+        ("content/failures/second-failure.yaml: 3 references wait on this entry (1 relation, 1 reproduction script, 1 reproduction record); "
+         "they are checked once it can be read"),
+        "1 error in 1 file",
+    ]
