@@ -100,7 +100,7 @@ def test_section_link_scrolls_to_its_section(browser, site: str) -> None:
     page = browser.new_page(viewport={"width": 1000, "height": 700})
     page.goto(site + "failures/nccl-watchdog-timeout/#confirm")
     top = page.evaluate("document.getElementById('confirm').getBoundingClientRect().top")
-    assert 0 <= top < 100
+    assert -1 < top < 100  # scroll positions are whole pixels, layout is not (25.6 px lines)
     assert page.locator("#confirm a.anchor").get_attribute("href") == "#confirm"
 
 
