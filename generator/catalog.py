@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ContentError, Problem
+from .errors import ContentError, Problem, Waiting
 from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path
 from .schema import Category, Ledger, RelationType, ReproRecord, SiteConfig
 
@@ -82,6 +82,29 @@ class Catalog:
         return sorted(self.entries.values(), key=lambda e: (e.entry.title.lower(), e.slug))
 
 
+class _Waits:
+    """Counts references to entry files that could not be read, instead of reporting each as dangling."""
+
+    KINDS = ("relation", "hub row", "ledger line", "reproduction script", "reproduction record")
+
+    def __init__(self, unreadable: dict[str, str]) -> None:
+        self.unreadable = unreadable
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def on(self, slug: str, kind: str) -> bool:
+        """Return whether slug names an unreadable entry, counting the reference if it does."""
+        if slug not in self.unreadable:
+            return False
+        self.counts[slug, kind] += 1
+        return True
+
+    def report(self) -> list[Waiting]:
+        """Return one Waiting per unreadable entry that references name, by path."""
+        slugs = sorted({slug for slug, _ in self.counts}, key=lambda slug: self.unreadable[slug])
+        return [Waiting(self.unreadable[slug], tuple((kind, self.counts[slug, kind]) for kind in self.KINDS if self.counts[slug, kind]))
+                for slug in slugs]
+
+
 def build_catalog(content: Content) -> Catalog:
     """Return the catalog, or raise ContentError with every problem found."""
     problems = list(content.problems)
@@ -96,26 +119,27 @@ def build_catalog(content: Content) -> Catalog:
         if categories and item.entry.category not in categories:
             problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
     catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs}, content.site, content.ledger)
-    problems += _check_reproductions(catalog, content)
+    waits = _Waits(content.unreadable)
+    problems += _check_reproductions(catalog, content, waits)
     problems += _resolve_aliases(catalog)
-    problems += _check_ledger(catalog, content.ledger_source)
-    problems += _link_relations(catalog)
-    problems += _index_hubs(catalog)
+    problems += _check_ledger(catalog, content.ledger_source, waits)
+    problems += _link_relations(catalog, waits)
+    problems += _index_hubs(catalog, waits)
     if problems:
-        raise ContentError(problems)
+        raise ContentError(problems, waits.report())
     _index_taxonomies(catalog)
     return catalog
 
 
-def _check_reproductions(catalog: Catalog, content: Content) -> list[Problem]:
+def _check_reproductions(catalog: Catalog, content: Content, waits: _Waits) -> list[Problem]:
     problems = []
     for slug, script in content.repro_scripts.items():
-        if slug not in catalog.entries:
+        if slug not in catalog.entries and not waits.on(slug, "reproduction script"):
             problems.append(Problem(display_path(script), 1, 1, "", f"no entry {slug!r} (expected the script to be named after an entry's slug)", "E053"))
     for slug, record in sorted(content.reproduced.root.items()):
         if slug in catalog.entries and slug in content.repro_scripts:
             catalog.reproduced[slug] = record
-        else:
+        elif not waits.on(slug, "reproduction record"):
             assert content.reproduced_source is not None
             problems.append(content.reproduced_source.problem((slug,), "E053", f"{slug!r} has no entry or no content/repro/{slug}.py (expected a reproduced entry)", key=True))
     catalog.repro_scripts = {s: p for s, p in content.repro_scripts.items() if s in catalog.entries}
@@ -138,11 +162,14 @@ def _resolve_aliases(catalog: Catalog) -> list[Problem]:
     return problems
 
 
-def _check_ledger(catalog: Catalog, source: SourceMap | None) -> list[Problem]:
+def _check_ledger(catalog: Catalog, source: SourceMap | None, waits: _Waits) -> list[Problem]:
     """Every ID and slug ever published must still lead to an entry: the one that has the ID."""
     problems = []
     for entry_id, slugs in sorted(catalog.ledger.root.items()):
         holder = catalog.ids.get(entry_id)
+        unread = [slug for slug in slugs if slug in waits.unreadable]
+        if holder is None and unread and waits.on(unread[0], "ledger line"):
+            continue  # the ID is most likely in the file that could not be read
         for i, old in enumerate(slugs):
             lands = old if old in catalog.entries else catalog.aliases.get(old)
             if lands is None or (holder is not None and lands != holder):
@@ -155,7 +182,7 @@ def _check_ledger(catalog: Catalog, source: SourceMap | None) -> list[Problem]:
     return problems
 
 
-def _link_relations(catalog: Catalog) -> list[Problem]:
+def _link_relations(catalog: Catalog, waits: _Waits) -> list[Problem]:
     problems: list[Problem] = []
     declared: dict[tuple[str, str], tuple[RelationType, LoadedEntry, int]] = {}
     for slug in sorted(catalog.entries):
@@ -166,7 +193,8 @@ def _link_relations(catalog: Catalog) -> list[Problem]:
             if target == slug:
                 problems.append(item.source.problem(loc, "E023", f"{rel.slug!r} is this entry (expected another entry)"))
             elif target is None:
-                problems.append(item.source.problem(loc, "E022", f"no entry {rel.slug!r} (expected the slug of an existing entry)"))
+                if not waits.on(rel.slug, "relation"):
+                    problems.append(item.source.problem(loc, "E022", f"no entry {rel.slug!r} (expected the slug of an existing entry)"))
             elif (slug, target) in declared:
                 first = declared[(slug, target)][0]
                 if {first, rel.type} == CAUSAL:
@@ -189,7 +217,7 @@ def _link_relations(catalog: Catalog) -> list[Problem]:
     return problems
 
 
-def _index_hubs(catalog: Catalog) -> list[Problem]:
+def _index_hubs(catalog: Catalog, waits: _Waits) -> list[Problem]:
     problems: list[Problem] = []
     rows_for: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for hub_slug, item in sorted(catalog.hubs.items()):
@@ -205,7 +233,8 @@ def _index_hubs(catalog: Catalog) -> list[Problem]:
             for e, slug in enumerate(row.entries):
                 target = catalog.resolve(slug)
                 if target is None:
-                    problems.append(item.source.problem(("rows", r, "entries", e), "E026", f"no entry {slug!r} (expected the slug of an existing entry)"))
+                    if not waits.on(slug, "hub row"):
+                        problems.append(item.source.problem(("rows", r, "entries", e), "E026", f"no entry {slug!r} (expected the slug of an existing entry)"))
                 else:
                     rows_for[target].append((hub_slug, row.anchor))
     catalog.hub_rows_for = dict(rows_for)

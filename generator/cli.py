@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from .api import entry_schema_json, render_api, signature_data
 from .catalog import Catalog, build_catalog
 from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
-from .errors import RULES, ContentError, GeneratorError, Problem
+from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
 from .graph import build_graph
 from .incremental import (
     Digests,
@@ -26,7 +26,7 @@ from .incremental import (
     render_incrementally,
     track,
 )
-from .loading import load_content
+from .loading import describe_pattern, load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, plan_site, stylesheet
 from .repro import run_reproduction, torch_version
@@ -60,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--clean", action="store_true", help="render every page, ignoring the incremental cache")
     build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
+    build.add_argument("--repo-url", help="the repository on GitHub, e.g. https://github.com/owner/name, for the edit and report links (default: repo_url in content/site.yaml)")
+    build.add_argument("--repo-branch", help="the branch the edit links open (default: repo_branch in content/site.yaml, else main)")
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild and reload on every change")
     serve.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     serve.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
@@ -102,7 +104,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.strict and warnings:
             raise ContentError(warnings)
     except ContentError as exc:
-        _report(exc.problems, args.format)
+        _report(exc.problems, args.format, exc.waiting)
         print(f"{exc}", file=sys.stderr)
         return 1
     _report(warnings, args.format)
@@ -110,8 +112,9 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(problems: list[Problem], style: str) -> None:
-    """Print problems as `path:line:col: ...` lines, or as GitHub Actions annotations."""
+def _report(problems: list[Problem], style: str, waiting: list[Waiting] | None = None) -> None:
+    """Print problems as `path:line:col: ...` lines, or as GitHub Actions annotations, then one line
+    per unreadable entry saying how many references wait on it."""
     for p in problems:
         if style == "github":
             level = "warning" if p.warning else "error"
@@ -120,6 +123,11 @@ def _report(problems: list[Problem], style: str) -> None:
             print(f"::{level} file={p.path},line={p.line},col={p.col},title={rule.code} {rule.name}::{message}")
         else:
             print(p.format() + (" (warning)" if p.warning else ""), file=sys.stderr)
+    for w in waiting or []:
+        if style == "github":
+            print(f"::notice file={w.path},line=1,col=1,title=references waiting::{w.format().removeprefix(w.path + ': ')}")
+        else:
+            print(w.format(), file=sys.stderr)
 
 
 def _log_line(log: Path, number: int | None) -> str:
@@ -167,8 +175,9 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    built = _build_site(args.content, args.out, args.base_url, not args.no_search, args.jobs, args.clean,
-                        Progress(enabled=not args.quiet and sys.stderr.isatty()))
+    options = {"base_url": args.base_url, "repo_url": args.repo_url, "repo_branch": args.repo_branch}
+    built = _build_site(args.content, args.out, {k: v for k, v in options.items() if v is not None}, not args.no_search,
+                        args.jobs, args.clean, Progress(enabled=not args.quiet and sys.stderr.isatty()))
     print(f"built {built} into {args.out}/ (open {args.out / 'index.html'})" if built else f"{args.out}/ is up to date")
     return 0
 
@@ -181,7 +190,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     def build() -> str:
-        return _build_site(args.content, args.out, None, not args.no_search, os.cpu_count() or 1)
+        return _build_site(args.content, args.out, {}, not args.no_search, os.cpu_count() or 1)
 
     serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
@@ -204,27 +213,24 @@ class Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
-def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jobs: int, clean: bool = False,
+def _build_site(content: Path, out: Path, options: dict[str, str], search: bool, jobs: int, clean: bool = False,
                 progress: Progress | None = None) -> str:
     """Check, render and write the site; return what was built, or "" when it was up to date.
 
-    The cache beside the output lets a rebuild skip everything when no input changed,
-    and re-render only the pages whose inputs changed otherwise (raises ContentError).
+    options override content/site.yaml (base_url, repo_url, repo_branch). The cache beside
+    the output lets a rebuild skip everything when no input changed, and re-render only
+    the pages whose inputs changed otherwise (raises ContentError).
     """
     cache_path = out.parent / f".{out.name}.cache"
     cache = PageCache() if clean else PageCache.load(cache_path)
     code = files_digest([TEMPLATES, Path(__file__).parent], "")
-    inputs = files_digest([content], f"{code}:{base_url}:{search}")
+    inputs = files_digest([content], f"{code}:{sorted(options.items())}:{search}")
     if cache.inputs == inputs and (out / MARKER).is_file():
         return ""
     report = progress or Progress(enabled=False)
     report("loading and checking the content")
     catalog = load_catalog(content)
-    if base_url:
-        try:
-            catalog.site = SiteConfig(title=catalog.site.title, description=catalog.site.description, base_url=base_url)
-        except ValidationError as exc:
-            raise GeneratorError(f"--base-url {base_url!r}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    catalog.site = _site_with(catalog.site, options)
     report("building the related-failure graph")
     graph = build_graph(catalog)
     track(catalog, graph)
@@ -247,6 +253,18 @@ def _build_site(content: Path, out: Path, base_url: str | None, search: bool, jo
     renewed.save(cache_path)
     rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
     return f"{len(catalog.entries)} entries ({rendered} of {len(plan)} pages rendered)"
+
+
+def _site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
+    """Return the site settings with command-line options in place of content/site.yaml's."""
+    try:
+        return SiteConfig.model_validate({**site.model_dump(), **options})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0])
+        pattern = err.get("ctx", {}).get("pattern")
+        why = f"has the wrong format (expected {describe_pattern(pattern)})" if pattern else err["msg"].removeprefix("Value error, ")
+        raise GeneratorError(f"--{name.replace('_', '-')} {options[name]!r}: {why}") from None
 
 
 LEDGER_HEADER = """\
@@ -358,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except ContentError as exc:
-        _report(exc.problems, "text")
+        _report(exc.problems, "text", exc.waiting)
         print(f"{exc}; nothing was written", file=sys.stderr)
         return 1
     except GeneratorError as exc:

@@ -120,6 +120,22 @@ class Problem:
         return f"{self.path}:{self.line}:{self.col}:{field} {self.message} [{self.code} {RULES[self.code].name}]"
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """References to an entry file that could not be read: not reported one by one as dangling,
+    since they are checked again once the file reads."""
+
+    path: str
+    counts: tuple[tuple[str, int], ...]  # (kind, how many), e.g. ("relation", 19)
+
+    def format(self) -> str:
+        """Return `path: N references wait on this entry (19 relations, 5 hub rows, ...); ...`."""
+        total = sum(n for _, n in self.counts)
+        kinds = ", ".join(f"{n} {kind}{'s' * (n != 1)}" for kind, n in self.counts)
+        return (f"{self.path}: {total} reference{'s' * (total != 1)} {'wait' if total != 1 else 'waits'} on this entry "
+                f"({kinds}); {'they are' if total != 1 else 'it is'} checked once it can be read")
+
+
 class GeneratorError(Exception):
     """The one error the CLI catches: a message for the user, never a traceback."""
 
@@ -127,8 +143,9 @@ class GeneratorError(Exception):
 class ContentError(GeneratorError):
     """The content has problems; nothing was written."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], waiting: list[Waiting] | None = None) -> None:
         self.problems = sorted(problems)
+        self.waiting = waiting or []
         files = len({p.path for p in self.problems})
         n = len(self.problems)
         super().__init__(f"{n} error{'s' * (n != 1)} in {files} file{'s' * (files != 1)}")

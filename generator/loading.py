@@ -23,6 +23,7 @@ from pydantic_core import ErrorDetails
 
 from .errors import Problem
 from .schema import (
+    BRANCH_PATTERN,
     HTTPS_PATTERN,
     ID_PATTERN,
     SLUG_PATTERN,
@@ -44,6 +45,7 @@ _PATTERN_NAMES = {
     SLUG_PATTERN: "lowercase letters and digits in words joined by '-'",
     ID_PATTERN: "an ID like MTF-0042",
     HTTPS_PATTERN: "an https:// URL without spaces",
+    BRANCH_PATTERN: "a branch name such as main",
     r"^[a-z0-9][a-z0-9._+-]*$": "lowercase letters, digits, '.', '_', '+' or '-'",
     r"^[A-Z][A-Z0-9_]*$": "an environment variable name in capitals",
     r"^[a-z0-9+#-]+$": "a lowercase language name such as python or bash",
@@ -105,7 +107,13 @@ class Content:
     repro_scripts: dict[str, Path] = field(default_factory=dict)
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)  # slug -> path of an entry file that failed to load
     problems: list[Problem] = field(default_factory=list)
+
+
+def describe_pattern(pattern: str) -> str:
+    """Return what a value of a pattern-checked field looks like, in words."""
+    return _PATTERN_NAMES.get(pattern, pattern)
 
 
 def format_loc(loc: Loc) -> str:
@@ -146,7 +154,9 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
     content.repro_scripts = {p.stem: p for p in sorted((content_dir / "repro").glob("*.py"))}
     for path in _yaml_files(content_dir / "failures", base, content.problems):
         loaded_entry = _load_model(path, root, base, Entry, content.problems)
-        if loaded_entry:
+        if loaded_entry is None:
+            content.unreadable[path.stem] = display_path(path, base)
+        else:
             entry, source = loaded_entry
             content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
             for i, sig in enumerate(entry.signatures):

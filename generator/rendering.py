@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import jinja2
 from markdown_it import MarkdownIt
@@ -23,6 +23,8 @@ from pygments.util import ClassNotFound
 from .api import signature_data
 from .catalog import TAXONOMIES, Catalog, system_slug
 from .graph import Graph, Layout, neighbourhood, ring_map
+from .loading import LoadedEntry
+from .schema import SiteConfig
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 RELATION_LABELS = {
@@ -49,6 +51,7 @@ SECTIONS = [
     ("related", "Related failures"),
 ]
 _SAFE_SCHEMES = ("https:", "http:", "mailto:")
+CORRECTION_FORM = "entry-correction.yml"  # in .github/ISSUE_TEMPLATE/; its field ids are the query keys below
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,18 @@ def render_markdown(text: str) -> Markup:
 def render_inline(text: str) -> Markup:
     """Return one line of Markdown rendered without a wrapping paragraph."""
     return Markup(_MD.renderInline(text))
+
+
+def contribution_links(site: SiteConfig, item: LoadedEntry) -> dict[str, str]:
+    """Return the addresses that edit an entry's file and report a problem with it on GitHub;
+    empty when no repository is configured, so that pages never link to a guessed forge."""
+    if site.repo_url is None:
+        return {}
+    entry = item.entry
+    query = {"template": CORRECTION_FORM, "title": f"Correction to {entry.id}: {entry.title}",
+             "entry": f"{entry.id}: {entry.title}", "page": f"{site.base_url}failures/{item.slug}/"}
+    return {"edit": f"{site.repo_url}/edit/{site.repo_branch}/content/failures/{item.slug}.yaml",
+            "report": f"{site.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"}
 
 
 _LEGEND = [("causes", "causes"), ("confused-with", "confused with"), ("see-also", "see also"), ("similar", "similar (inferred)")]
@@ -235,6 +250,7 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
         "taxonomy_names": TAXONOMIES,
         "system_slug": system_slug,
         "graph_svg": graph_svg,
+        "contribution_links": contribution_links,
     }
     base_path = urlsplit(catalog.site.base_url).path
 

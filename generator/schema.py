@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, St
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ID_PATTERN = r"^MTF-[0-9]{4,6}$"
+BRANCH_PATTERN = r"^[A-Za-z0-9._][A-Za-z0-9._/-]*$"
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=80)]
 EntryId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
@@ -164,12 +165,20 @@ def _site_root(url: str) -> str:
     return url
 
 
+def _repository(url: str) -> str:
+    if url.endswith(("/", ".git")):
+        raise ValueError("must be the repository's web address without a trailing '/' or '.git' (e.g. https://github.com/owner/name)")
+    return url
+
+
 class SiteConfig(_Model):
-    """content/site.yaml: what the site is called and where it is published."""
+    """content/site.yaml: what the site is called, where it is published and where its source lives."""
 
     title: Line = "ML Training Failure Encyclopedia"
     description: Text = "Open encyclopedia of the ways large ML training runs fail, with the fix for each."
     base_url: Annotated[HttpsUrl, AfterValidator(_site_root)] = "https://example.org/"
+    repo_url: Annotated[HttpsUrl, AfterValidator(_repository)] | None = None
+    repo_branch: Annotated[str, StringConstraints(pattern=BRANCH_PATTERN, max_length=200)] = "main"
 
 
 class Ledger(RootModel[dict[EntryId, list[Slug]]]):

@@ -45,7 +45,7 @@ def _rebuild(build: Callable[[], object], state: _State, log: Callable[[str], No
         problems: list[str] = []
         log(f"rebuilt (version {state.version + 1})")
     except ContentError as exc:
-        problems = [p.format() for p in exc.problems] + [str(exc)]
+        problems = [p.format() for p in exc.problems] + [w.format() for w in exc.waiting] + [str(exc)]
         log("\n".join(problems))
     except GeneratorError as exc:
         problems = [str(exc)]

@@ -18,6 +18,8 @@ categories:
     description: Running out of memory.
 """
 
+REPOSITORY = "https://github.com/example/encyclopedia"
+
 
 def entry_yaml(id: str = "MTF-0001", title: str = "Sample failure", related: str = "", extra: str = "", category: str = "distributed-training") -> str:
     """Return the text of a small valid entry; `related` and `extra` are appended YAML."""
@@ -74,12 +76,13 @@ def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped content built once per test session (with the search index)."""
+    """The shipped content built once per test session (with the search index), with a repository
+    as the Pages deploy passes it, so that the quality gates also see the edit and report links."""
     from generator.cli import main
 
     root = Path(__file__).resolve().parent.parent
     out = tmp_path_factory.mktemp("built") / "site"
-    assert main(["build", "--content", str(root / "content"), "--out", str(out)]) == 0
+    assert main(["build", "--content", str(root / "content"), "--out", str(out), "--repo-url", REPOSITORY]) == 0
     return out
 
 

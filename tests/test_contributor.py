@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import jsonschema
 import pytest
 import yaml
 from conftest import CATEGORIES, entry_yaml, write_tree
+from htmlparse import ParsedPage
 from pydantic import ValidationError
 
 from generator.cli import main
@@ -121,3 +123,64 @@ def test_new_from_a_log_refuses_what_it_cannot_use(content: Path, capsys: pytest
     (content.parent / "train.log").write_text("\nsecond\n")
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == message
+
+
+def _contribution_links(page: Path) -> list[str]:
+    """Return the hrefs of the links in the entry page's contribute footer."""
+    text = page.read_text()
+    footer = text[text.index('<footer class="contribute"'):text.index("</footer>", text.index('<footer class="contribute"'))]
+    return ParsedPage(footer).links
+
+
+def test_entry_links_to_its_file_and_a_prefilled_correction(content: Path, tmp_path: Path) -> None:
+    write_tree(content, {"site.yaml": "base_url: https://example.org/\nrepo_url: https://github.com/acme/encyclopedia\nrepo_branch: trunk\n"})
+    assert main(["build", "--out", "site", "--no-search"]) == 0
+    edit, report = _contribution_links(tmp_path / "site/failures/first-failure/index.html")
+    assert edit == "https://github.com/acme/encyclopedia/edit/trunk/content/failures/first-failure.yaml"
+    parts = urlsplit(report)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "https://github.com/acme/encyclopedia/issues/new"
+    assert dict(parse_qsl(parts.query)) == {"template": "entry-correction.yml", "title": "Correction to MTF-0001: First failure",
+                                           "entry": "MTF-0001: First failure", "page": "https://example.org/failures/first-failure/"}
+    assert '<li><a href="#contribute">Edit or report a problem</a></li>' in (tmp_path / "site/failures/first-failure/index.html").read_text()
+    form = yaml.safe_load((ROOT / ".github/ISSUE_TEMPLATE/entry-correction.yml").read_text())
+    assert {"entry", "page"} <= {field.get("id") for field in form["body"]}  # GitHub pre-fills fields by id
+
+
+def test_options_override_the_repository_and_links_carry_the_sub_path(content: Path, tmp_path: Path) -> None:
+    assert main(["build", "--out", "site", "--no-search", "--base-url", "https://docs.example.com/enc/",
+                 "--repo-url", "https://github.com/acme/enc", "--repo-branch", "release/2026"]) == 0
+    edit, report = _contribution_links(tmp_path / "site/failures/second-failure/index.html")
+    assert edit == "https://github.com/acme/enc/edit/release/2026/content/failures/second-failure.yaml"
+    assert dict(parse_qsl(urlsplit(report).query))["page"] == "https://docs.example.com/enc/failures/second-failure/"
+
+
+def test_without_a_repository_there_are_no_edit_or_report_links(content: Path, tmp_path: Path) -> None:
+    assert main(["build", "--out", "site", "--no-search"]) == 0
+    for page in (tmp_path / "site").rglob("*.html"):
+        text = page.read_text()
+        assert "contribute" not in text and "Edit or report" not in text and "Edit this entry" not in text and "Report a problem" not in text, page
+        assert not any("github.com" in link for link in ParsedPage(text).links), page
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--repo-url", "https://github.com/acme/enc/", "must be the repository's web address without a trailing '/' or '.git' (e.g. https://github.com/owner/name)"),
+    ("--repo-url", "https://github.com/acme/enc.git", "must be the repository's web address without a trailing '/' or '.git' (e.g. https://github.com/owner/name)"),
+    ("--repo-url", "git@github.com:acme/enc", "has the wrong format (expected an https:// URL without spaces)"),
+    ("--repo-branch", "my branch", "has the wrong format (expected a branch name such as main)"),
+    ("--base-url", "https://example.org/enc", "must end with '/' (the folder the site is served from)"),
+])
+def test_bad_site_options_are_usage_errors(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          option: str, value: str, message: str) -> None:
+    assert main(["build", "--out", "site", "--no-search", option, value]) == 2
+    assert capsys.readouterr().err == f"error: {option} {value!r}: {message}\n"
+    assert not (tmp_path / "site").exists()
+
+
+def test_bad_repository_in_site_yaml_points_at_its_line(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(content, {"site.yaml": "base_url: https://example.org/\nrepo_url: https://github.com/acme/enc/\nrepo_branch: -x y\n"})
+    assert main(["check"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "content/site.yaml:2:11: repo_url: 'https://github.com/acme/enc/' must be the repository's web address without a trailing '/' or '.git' (e.g. https://github.com/owner/name) [E013 invalid-value]",
+        "content/site.yaml:3:14: repo_branch: '-x y' has the wrong format (expected a branch name such as main) [E013 invalid-value]",
+        "2 errors in 1 file",
+    ]

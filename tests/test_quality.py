@@ -3,6 +3,7 @@ with axe-core in Chromium, keyboard reach, and what a reader sees at desktop and
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 from collections.abc import Iterator
@@ -112,3 +113,54 @@ def test_screenshots_and_no_sideways_scroll_on_a_phone(browser, site: str, width
         page.screenshot(path=str(ARTIFACTS / f"{name}-{width}-{scheme}.png"), full_page=True)
         overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {width}px"
+
+
+OVERFLOW = """(() => {
+  const main = document.querySelector('main'), box = main.getBoundingClientRect(), style = getComputedStyle(main);
+  const left = box.left + parseFloat(style.paddingLeft), right = box.right - parseFloat(style.paddingRight);
+  const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '');
+  const found = [];
+  for (const e of main.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect();
+    if (r.width <= 1) continue;  // closed or visually hidden
+    const scrolls = ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+    if (e.clientWidth && e.scrollWidth > e.clientWidth + 1) found.push((scrolls ? 'scrolls: ' : 'text runs out of: ') + name(e));
+    if (r.left < left - 0.5 || r.right > right + 0.5) found.push('sticks out: ' + name(e));
+  }
+  if (document.scrollingElement.scrollWidth > window.innerWidth) found.push('the page scrolls sideways');
+  return found;
+})()"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1366, 1024, 390])
+def test_hub_reads_side_by_side_on_a_laptop_and_as_cards_on_a_phone(browser, site: str, width: int, scheme: str) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    errors = PageErrors(page)
+    page.goto(site + "hubs/nccl-errors/#nccl-system-error")
+    row = page.locator("#nccl-system-error")
+    explanation = row.locator("details p").first
+    assert row.is_visible() and not explanation.is_visible()  # the long explanation opens on demand
+    row.locator("summary").click()
+    assert explanation.is_visible() and "InfiniBand verbs library" in explanation.inner_text()
+    page.screenshot(path=str(ARTIFACTS / f"hub-open-{width}-{scheme}.png"))
+    parts = [row.locator(part).bounding_box() or {} for part in ("h3", "dl > div:nth-child(1)", "dl > div:nth-child(2)", "dl > div:nth-child(3)")]
+    pairs = list(itertools.pairwise(parts))
+    if width >= 1024:  # error, meaning, where and entries side by side, each under its column head
+        assert all(a["x"] + a["width"] <= b["x"] and abs(a["y"] - b["y"]) < 8 for a, b in pairs), parts
+        heads = page.locator(".hub-errors .side-head span")
+        assert heads.all_inner_texts() == ["Error", "What it means", "Where the failure usually is", "Read"]
+        assert [round(h.bounding_box()["x"]) for h in heads.all()] == [round(p["x"]) for p in parts]  # type: ignore[index]
+        head = page.locator(".hub-errors .side-head").bounding_box() or {}
+        assert row.bounding_box()["y"] >= head["y"] + head["height"]  # type: ignore[index]  # the target row is not under the sticky heads
+    else:  # a card: the parts one below the other, each with its label
+        assert all(a["y"] + a["height"] <= b["y"] and a["x"] == b["x"] for a, b in pairs), parts
+        assert row.locator("dt").all_inner_texts() == ["What it means", "Where the failure usually is", "Read"]
+        assert row.locator("dt").first.is_visible()
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert page.evaluate(OVERFLOW) == []
+    violations = Axe().run(page).response["violations"]
+    assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
+    assert errors.errors == []
