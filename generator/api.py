@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .catalog import Catalog
 from .ranks import RULES
+from .scaffold import DEFAULT_CATEGORY, DRAFT_TEMPLATE, next_id
 from .schema import Entry, FailureMode, RelationType, Severity
 
 FEED_SIZE = 50
@@ -116,6 +117,9 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
                        for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
         "rules": RULES,
         "site_url": catalog.site.base_url,
+        "repo": {"url": catalog.site.repo_url, "branch": catalog.site.repo_branch} if catalog.site.repo_url else None,
+        "draft": {"template": DRAFT_TEMPLATE, "category": DEFAULT_CATEGORY,
+                  "next_id": next_id(set(catalog.ids) | set(catalog.ledger.root))},
     }
 
 

@@ -30,7 +30,7 @@ from .loading import describe_pattern, load_content
 from .quality import check_quality
 from .rendering import TEMPLATES, plan_site, stylesheet
 from .repro import run_reproduction, torch_version
-from .scaffold import draft_entry, next_id, signature_key, slug_from_title
+from .scaffold import DEFAULT_CATEGORY, draft_entry, next_id, signature_key, slug_from_title
 from .schema import SiteConfig
 from .serve import serve
 from .site import MARKER, collect_files, write_site
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("title", nargs="?", help="the entry's title, e.g. \"NCCL watchdog timeout\" (default with --from-log: the line's message)")
     new.add_argument("--from-log", type=Path, metavar="LOG", help="take the first error signature's example from a log (with --line)")
     new.add_argument("--line", type=int, metavar="N", help="the line of LOG that shows the failure (1 = the first line)")
-    new.add_argument("--category", default="distributed-training", help="category slug (default: distributed-training)")
+    new.add_argument("--category", default=DEFAULT_CATEGORY, help="category slug (default: distributed-training)")
     new.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     schema = sub.add_parser("schema", help="write the JSON Schema of an entry, for editors")
     schema.add_argument("--out", type=Path, default=Path("content/entry.schema.json"), help="where (default: content/entry.schema.json)")

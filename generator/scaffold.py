@@ -20,6 +20,8 @@ def next_id(used: set[str]) -> str:
     return f"MTF-{max(numbers, default=0) + 1:04d}"
 
 
+DEFAULT_CATEGORY = "distributed-training"
+
 # The text of a new draft; the page's "Propose an entry" fills the same template (it is in
 # the signature payload), so a proposal from the browser and `encyclopedia new` look alike.
 DRAFT_TEMPLATE = """# yaml-language-server: $schema=../entry.schema.json

@@ -151,3 +151,47 @@ def test_edit_and_report_links_follow_a_renamed_entry_from_a_sub_path(browser, s
     query = dict(parse_qsl(urlsplit(report).query))
     assert query["entry"] == "MTF-0001: NCCL collective watchdog timeout"
     assert query["page"] == "https://example.org/encyclopedia/failures/nccl-collective-watchdog-timeout/"
+
+
+@pytest.fixture(scope="module")
+def forge_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The shipped content built with a repository, so that the page can offer proposals."""
+    out = tmp_path_factory.mktemp("forge") / "site"
+    assert main(["build", "--content", str(ROOT / "content"), "--out", str(out), "--no-search",
+                 "--repo-url", "https://github.com/example/encyclopedia"]) == 0
+    server, base = serve(out)
+    yield base
+    server.shutdown()
+
+
+def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_site: str, tmp_path: Path) -> None:
+    import datetime
+    from urllib.parse import parse_qs, urlsplit
+
+    import yaml
+
+    from generator.scaffold import DEFAULT_CATEGORY, draft_entry
+
+    page = browser.new_page()
+    errors = PageErrors(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(forge_site + "diagnose/")
+    line = "[rank1]: RuntimeError: CUDA error: misaligned address"
+    page.fill("#log-text", f"step 1 loss 2.0\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n{line}\n")
+    page.click("#diagnose-form button")
+    page.click("button.propose")
+    assert "remove hostnames, paths" in page.inner_text(".proposal")
+    href = page.locator(".proposal a").get_attribute("href")
+    assert href is not None and href.startswith("https://github.com/example/encyclopedia/new/main?filename=content%2Ffailures%2F")
+    query = parse_qs(urlsplit(href).query)
+    [filename], [text] = query["filename"], query["value"]
+    draft = yaml.safe_load(text)
+    assert draft["status"] == "draft" and draft["signatures"][0]["examples"] == [line]
+    assert text == draft_entry(draft["id"], draft["title"], DEFAULT_CATEGORY, datetime.date.fromisoformat(str(draft["last_reviewed"])), line)
+    content = tmp_path / "content"
+    shutil.copytree(ROOT / "content", content)
+    (tmp_path / filename).write_text(text)
+    assert main(["check", "--content", str(content)]) == 0
+    assert all(url.startswith(forge_site) for url in requests), "the page sent a request elsewhere"
+    assert errors.errors == []
