@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 from pydantic import BaseModel, ConfigDict
@@ -111,7 +112,7 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
         "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
                            "severity": item.entry.severity, "caused_by": _causes(catalog, slug),
                            "look_for": [s.key for s in item.entry.signatures if s.role == "root"][:2],
-                           "quick": item.entry.quick_answer.model_dump()}
+                           "quick": {k: _plain(v) for k, v in item.entry.quick_answer.model_dump().items()}}
                     for slug, item in sorted(catalog.entries.items())},
         "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine}
                        for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
@@ -121,6 +122,11 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
         "draft": {"template": DRAFT_TEMPLATE, "category": DEFAULT_CATEGORY,
                   "next_id": next_id(set(catalog.ids) | set(catalog.ledger.root))},
     }
+
+
+def _plain(markdown: str) -> str:
+    """Return short Markdown as plain text for the page's cards (code and emphasis marks dropped)."""
+    return re.sub(r"`+|\*\*", "", markdown)
 
 
 def _causes(catalog: Catalog, slug: str) -> list[str]:

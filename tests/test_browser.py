@@ -182,6 +182,8 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     page.click("#diagnose-form button")
     page.click("button.propose")
     assert "remove hostnames, paths" in page.inner_text(".proposal")
+    page.click(".proposal summary")
+    assert "status: draft" in page.inner_text(".proposal pre")
     href = page.locator(".proposal a").get_attribute("href")
     assert href is not None and href.startswith("https://github.com/example/encyclopedia/new/main?filename=content%2Ffailures%2F")
     query = parse_qs(urlsplit(href).query)

@@ -326,8 +326,9 @@
     const box = el("div", undefined, "proposal");
     box.append(el("p", "Nothing has left this page. The link below opens a new file on the repository's forge, pre-filled with this draft entry " +
       "(the line below is its first error signature). Before you submit, remove hostnames, paths, usernames and anything secret from it."));
-    box.append(el("pre", draft.text, "log"));
-    box.append(link("Open this draft as a new entry on the forge", url));
+    const sent = el("details");
+    sent.append(el("summary", "What will be sent: the draft entry"), el("pre", draft.text, "log"));
+    box.append(link("Open this draft as a new entry on the forge", url), sent);
     return box;
   }
 
