@@ -7,7 +7,8 @@ in the same split. A thread goes to dev when
   written from), or an entry already cites it (an entry's example lines may come from it);
 - otherwise by the seeded hash below: sha256(SEED + ":" + thread URL) < TEST_SHARE -> test.
 Signatures and ranking are tuned on dev only. A test log opened to fix a miss moves to dev
-(`--to-dev FILE`) and is replaced by a newly collected one.
+(`--to-dev FILE [REASON]`) and is replaced by a newly collected one; so does a test log
+whose thread an entry took example lines from.
 """
 
 from __future__ import annotations
@@ -73,14 +74,14 @@ def split(folders: list[Path], forced_dev: bool = False) -> None:
         _save(name, items)
 
 
-def move_to_dev(file: str) -> None:
+def move_to_dev(file: str, reason: str = "opened to fix a miss") -> None:
     """Move one test log (and every other log of its thread) to dev."""
     test, dev = _load("test"), _load("dev")
     source = next(i["source"] for i in test if i["file"] == file)
     for item in [i for i in test if i["source"] == source]:
         (LOGS / "test" / str(item["file"])).rename(LOGS / "dev" / str(item["file"]))
         test.remove(item)
-        dev.append({**item, "moved": "opened to fix a miss"})
+        dev.append({**item, "moved": reason})
     _save("test", test)
     _save("dev", dev)
 
@@ -88,7 +89,7 @@ def move_to_dev(file: str) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--to-dev"]:
-        move_to_dev(args[1])
+        move_to_dev(args[1], " ".join(args[2:]) or "opened to fix a miss")
     elif args[:1] == ["--dev"]:
         split([LOGS / a for a in args[1:]], forced_dev=True)
     else:
