@@ -157,19 +157,20 @@ class SignatureIndex:
             sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], int(raw.get("routine") or 0),
                        len(raw["key"]) + (20 if regex else 0))
             self.by_key.setdefault(sig.key, []).append(sig)
+        self.keys = list(self.by_key)
+        # Which keys a line holds, found in one pass (overlapping: keys may contain each other).
+        self.finder = ahocorasick_rs.AhoCorasick(self.keys, matchkind=ahocorasick_rs.MatchKind.Standard)
         keys = sorted({*self.by_key, *_EXTRA_KEYS})
         # One Aho-Corasick pass over raw bytes finds every line that holds any key.
         self.prefilter = ahocorasick_rs.BytesAhoCorasick([k.encode() for k in keys],
                                                          matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
                                                          implementation=ahocorasick_rs.Implementation.DFA)
 
-    def matching(self, line: str) -> Iterator[_Sig]:
-        """Yield every signature that matches the line."""
-        for key, sigs in self.by_key.items():
-            if key in line:
-                for sig in sigs:
-                    if sig.regex is None or sig.regex.search(line):
-                        yield sig
+    def matching(self, line: str) -> list[_Sig]:
+        """Return every signature that matches the line, in payload order."""
+        found = {self.keys[i] for i, _start, _end in self.finder.find_matches_as_indexes(line, overlapping=True)}
+        return [sig for key in self.by_key if key in found for sig in self.by_key[key]
+                if sig.regex is None or sig.regex.search(line)]
 
 
 @dataclass
@@ -274,17 +275,19 @@ def _block_lines(index: SignatureIndex, block: bytes, line_no: int, state: _Stat
 
 
 def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, text: str) -> None:
+    matched = index.matching(text)
+    report = read_report(text, line_no)
+    size = world_size(text)
+    if not matched and report is None and size is None:
+        return  # a key, but no signature's regex matched: nothing to learn from this line
     state.order += 1
     rank = line_rank(text)
     if rank is not None and launcher_rank(text) is not None:
         state.reports.seen.add(rank)
-    report = read_report(text, line_no)
     if report is not None:
         state.reports.add(report)
-    size = world_size(text)
     if size is not None:
         state.reports.world_size = size
-    matched = list(index.matching(text))
     owned = any(sig.role == "root" for sig in matched)
     for sig in matched:
         h = state.hits.setdefault(sig.slug, _Hits(first=state.order))

@@ -22,7 +22,7 @@ _LAUNCHER = re.compile(_PATTERNS["launcher_rank"], re.ASCII)
 _GROUP = re.compile(_PATTERNS["group_rank"], re.ASCII)
 _LOOSE = re.compile(_PATTERNS["loose_rank"], re.ASCII)
 _WORLD = re.compile(_PATTERNS["world_size"], re.ASCII)
-_REPORTS = [(re.compile(r["pattern"], re.ASCII), r["fields"]) for r in RULES["reports"]]  # type: ignore[attr-defined]
+_REPORTS = [(r["key"], re.compile(r["pattern"], re.ASCII), r["fields"]) for r in RULES["reports"]]  # type: ignore[attr-defined]
 DEFAULT_GROUPS = (None, "0")  # groups every rank of the job belongs to (unlabelled = older releases)
 
 
@@ -52,7 +52,7 @@ def line_rank(line: str) -> str | None:
 
 def world_size(line: str) -> int | None:
     """Return the world size a line states (`world_size=8`), if it states one."""
-    found = _WORLD.search(line)
+    found = _WORLD.search(line) if "world" in line else None
     return int(found.group(1)) if found else None
 
 
@@ -71,8 +71,8 @@ class Report:
 
 def read_report(line: str, line_no: int) -> Report | None:
     """Return the report a watchdog or timeout line makes, in any wording we know, or None."""
-    for pattern, fields in _REPORTS:
-        found = pattern.search(line)
+    for key, pattern, fields in _REPORTS:
+        found = pattern.search(line) if key in line else None
         if not found:
             continue
         group_tag = _GROUP.search(line)

@@ -183,18 +183,19 @@
   }
 
   function scanPiece(state, source, text, lineNo) {
-    state.order += 1;
-    const rank = lineRank(text);
-    if (rank !== null && launcherRank(text) !== null) state.reports.seen.add(rank);
-    const report = readReport(text, lineNo);
-    if (report) addReport(state.reports, report);
-    const world = WORLD.exec(text);
-    if (world) state.reports.world = Number(world[1]);
     const matched = [];
     for (const [key, sigs] of byKey) {
       if (!text.includes(key)) continue;
       for (const sig of sigs) if (!sig.re || sig.re.test(text)) matched.push(sig);
     }
+    const report = readReport(text, lineNo);
+    const world = WORLD.exec(text);
+    if (!matched.length && !report && !world) return;  // a key, but no signature's regex matched: nothing to learn
+    state.order += 1;
+    const rank = lineRank(text);
+    if (rank !== null && launcherRank(text) !== null) state.reports.seen.add(rank);
+    if (report) addReport(state.reports, report);
+    if (world) state.reports.world = Number(world[1]);
     const owned = matched.some((s) => s.role === "root");
     for (const sig of matched) {
       let h = state.hits.get(sig.slug);
