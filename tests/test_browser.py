@@ -135,3 +135,17 @@ def test_site_works_from_a_sub_path_with_redirects(browser, subpath_site: str) -
     page.click("main >> text=the list of all failures")
     assert page.url == subpath_site + "failures/"
     assert errors.errors == [] or all("404" in e for e in errors.errors)
+
+
+def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site: str) -> None:
+    page = browser.new_page()
+    errors = PageErrors(page)
+    page.goto(subpath_site + "failures/cuda-out-of-memory/")
+    page.focus("#site-q")
+    page.keyboard.insert_text("RuntimeError: CUDA error: misaligned address")  # needs Pagefind, loaded from the sub-path
+    page.wait_for_selector("#site-q-listbox [role=option]")
+    assert page.inner_text("#site-q-label") == "Nearest entries (no exact match)"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url(subpath_site + "failures/*/")
+    assert errors.errors == []

@@ -49,8 +49,10 @@
   }
   function loadPagefind() {
     if (!pagefindPromise) {
-      pagefindPromise = import(root + "pagefind/pagefind.js").then(async (pf) => {
+      // import() resolves against this script's address, not the page's: make it absolute.
+      pagefindPromise = import(new URL(root + "pagefind/pagefind.js", location.href).href).then(async (pf) => {
         await pf.options({ baseUrl: new URL(root, location.href).pathname });
+        await pf.init();
         return pf;
       }).catch(() => null);
     }
@@ -83,7 +85,7 @@
 
   const STOP = new Set(("the and for with was were has have had not but are this that from into after before while when then than " +
     "you your our its their there which who will would can could should may might been being does did got get set use used " +
-    "using per via out all any some one two more most less also only just such other".split(" ")));
+    "using per via out all any some one two more most less also only just such other").split(" "));
   const EXTENSIONS = new Set(["py", "cpp", "cc", "cu", "cuh", "h", "hpp", "so", "json", "yaml", "yml", "log", "txt", "sh"]);
   const HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|.*\.(?:com|org|net|io|ai|edu|gov|local|internal|lan|cluster|svc))$/i;
   const NUMBERED = /^(?:rank|local_rank|pid|node|gpu|cuda|device|worker|host|port|step|epoch|iter|seq|seqnum|tid)\d+$/i;
@@ -168,6 +170,8 @@
   }
 
   /** The ranked entries for a query: signature matches, then Pagefind's; else the nearest ones, marked nearest. */
+  const pagefindText = (query) => query.replace(PREFIX, "").replace(/0x[0-9a-f]+|\d+/gi, " ").replace(/[^\w\s.-]+/g, " ");
+
   async function rank(query, filters, limit, onSignatures) {
     const data = await loadData();
     const bySignature = signatureMatches(data, query).filter((slug) => passes(data.entries[slug], filters));
@@ -175,8 +179,7 @@
     if (onSignatures && items.length) onSignatures({ items: items.slice(), nearest: false, pagefind: true });
     const pagefind = await loadPagefind();
     if (!pagefind) return { items, nearest: false, pagefind: false };
-    const text = query.replace(PREFIX, "").replace(/0x[0-9a-f]+|\d+/gi, " ").replace(/[^\w\s.-]+/g, " ");
-    const found = await pagefind.search(text);
+    const found = await pagefind.search(pagefindText(query));
     for (const f of await entriesFromHits(found ? found.results : [], data, filters, bySignature, limit)) {
       items.push({ slug: f.slug, entry: data.entries[f.slug], excerpt: f.excerpt });
     }
@@ -224,6 +227,7 @@
     if (!ranked.pagefind) results.append(el("p", "Full-text search is unavailable here (the site must be served over HTTP); only error signatures were searched.", "meta"));
   }
   window.encyclopediaSearch = search;  // used by the browser tests
+  window.encyclopediaSearchWords = distinctiveWords;
 
   const form = document.getElementById("search-form");
   if (results && form) {
@@ -322,13 +326,15 @@
       let ranked;
       let shownEarly = false;
       const early = (partial) => { if (mine === generation) { render(partial, true); shownEarly = true; } };
-      try { ranked = await rank(query, {}, 10, early); } catch (err) { return; }
+      try { ranked = await rank(query, {}, 8, early); } catch (err) { return; }
       if (mine !== generation) return;  // a later keystroke or Escape won
       render(ranked, !shownEarly);
     }
 
     input.addEventListener("focus", () => { loadData().catch(() => null); loadPagefind(); }, { once: true });
     input.addEventListener("input", () => {
+      // Fetch the index chunks for these words during the debounce, as Pagefind suggests.
+      loadPagefind().then((pf) => pf && pf.preload(pagefindText(input.value))).catch(() => null);
       clearTimeout(timer);
       timer = setTimeout(update, 120);
     });
