@@ -196,4 +196,17 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     (tmp_path / filename).write_text(text)
     assert main(["check", "--content", str(content)]) == 0
     assert all(url.startswith(forge_site) for url in requests), "the page sent a request elsewhere"
+
+
+def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site: str) -> None:
+    page = browser.new_page()
+    errors = PageErrors(page)
+    page.goto(subpath_site + "failures/cuda-out-of-memory/")
+    page.focus("#site-q")
+    page.keyboard.insert_text("RuntimeError: CUDA error: misaligned address")  # needs Pagefind, loaded from the sub-path
+    page.wait_for_selector("#site-q-listbox [role=option]")
+    assert page.inner_text("#site-q-label") == "Nearest entries (no exact match)"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url(subpath_site + "failures/*/")
     assert errors.errors == []

@@ -90,6 +90,27 @@ def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: 
     assert errors.errors == []
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("query", ["Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5", "RuntimeError: CUDA error: misaligned address"])
+def test_axe_finds_no_serious_violations_with_the_search_dropdown_open(browser, site: str, query: str, scheme: str) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = browser.new_page(color_scheme=scheme)
+    errors = PageErrors(page)
+    page.goto(site + PAGES["entry"])
+    page.focus("#site-q")
+    page.keyboard.insert_text(query)
+    page.wait_for_selector("#site-q-listbox [role=option]")
+    page.wait_for_load_state("networkidle")
+    page.keyboard.press("ArrowDown")  # a highlighted option too
+    assert page.get_attribute("#site-q", "aria-expanded") == "true"
+    violations = Axe().run(page).response["violations"]
+    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
+               if v["impact"] in ("serious", "critical")]
+    assert serious == []
+    assert errors.errors == []
+
+
 def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:
     page = browser.new_page()
     page.goto(site)
