@@ -196,6 +196,7 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     (tmp_path / filename).write_text(text)
     assert main(["check", "--content", str(content)]) == 0
     assert all(url.startswith(forge_site) for url in requests), "the page sent a request elsewhere"
+    assert errors.errors == []
 
 
 def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site: str) -> None:
