@@ -125,7 +125,7 @@ def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1366, 390])
+@pytest.mark.parametrize("width", [1366, 390, 320])
 def test_screenshots_and_no_sideways_scroll_on_a_phone(browser, site: str, width: int, scheme: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
