@@ -157,8 +157,7 @@ def test_edit_and_report_links_follow_a_renamed_entry_from_a_sub_path(browser, s
 def forge_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The shipped content built with a repository, so that the page can offer proposals."""
     out = tmp_path_factory.mktemp("forge") / "site"
-    assert main(["build", "--content", str(ROOT / "content"), "--out", str(out), "--no-search",
-                 "--repo-url", "https://github.com/example/encyclopedia"]) == 0
+    assert main(["build", "--content", str(ROOT / "content"), "--out", str(out), "--repo-url", REPOSITORY]) == 0
     server, base = serve(out)
     yield base
     server.shutdown()
@@ -196,6 +195,17 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     (tmp_path / filename).write_text(text)
     assert main(["check", "--content", str(content)]) == 0
     assert all(url.startswith(forge_site) for url in requests), "the page sent a request elsewhere"
+    assert errors.errors == []
+
+
+def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(browser, forge_site: str) -> None:
+    page = browser.new_page()
+    errors = PageErrors(page)
+    page.goto(forge_site + "search/?q=" + "ZeroDivisionError: integer division or modulo by zero in collate_fn")
+    page.click("#search-results .propose a")
+    page.wait_for_selector("button.propose")
+    assert page.url == forge_site + "diagnose/"
+    assert "ZeroDivisionError: integer division or modulo by zero" in page.inner_text(".notable")
     assert errors.errors == []
 
 

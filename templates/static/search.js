@@ -188,10 +188,13 @@
     return { items: near.map((f) => ({ slug: f.slug, entry: data.entries[f.slug], excerpt: f.excerpt })), nearest: true, pagefind: true };
   }
 
-  function proposeLine() {
+  // The diagnose page reads the query as a log (as the home box hands a paste over): nothing
+  // leaves the browser, and an error line that matches no entry is offered there as a proposal.
+  function proposeLine(query) {
     const p = el("p", "Nothing matches exactly? ", "meta propose");
     const a = el("a", "Propose an entry");
     a.href = root + "diagnose/";
+    a.addEventListener("click", () => sessionStorage.setItem("diagnose-log", query));
     p.append(a);
     return p;
   }
@@ -223,7 +226,7 @@
     if (ranked.nearest && n) results.append(el("p", "Nearest entries (no exact match)", "meta nearest"));
     else results.append(el("p", n ? `${n} result${n > 1 ? "s" : ""}` : "No entry matches this search.", "meta"));
     if (n) results.append(list);
-    if (ranked.nearest || !n) results.append(proposeLine());
+    if (ranked.nearest || !n) results.append(proposeLine(query));
     if (!ranked.pagefind) results.append(el("p", "Full-text search is unavailable here (the site must be served over HTTP); only error signatures were searched.", "meta"));
   }
   window.encyclopediaSearch = search;  // used by the browser tests
@@ -311,7 +314,7 @@
       listbox.hidden = !options.length;
       label.textContent = ranked.nearest && options.length ? "Nearest entries (no exact match)" : options.length ? "" : "No entry matches this search.";
       label.hidden = !label.textContent;
-      footer.replaceChildren(...(ranked.nearest || !options.length ? [proposeLine()] : []));
+      footer.replaceChildren(...(ranked.nearest || !options.length ? [proposeLine(input.value)] : []));
       popup.hidden = false;
       input.setAttribute("aria-expanded", String(options.length > 0));
       // Signature matches show at once; Pagefind's results then extend the list, keeping the highlight.
