@@ -111,6 +111,37 @@ def test_axe_finds_no_serious_violations_with_the_search_dropdown_open(browser, 
     assert errors.errors == []
 
 
+DIAGNOSIS_STATES = {
+    "answers": "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total capacity of 79 GiB\n"
+               "[rank0]:[E1218 20:27:21.4 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
+               "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds\n",
+    "proposal": "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\nZeroDivisionError: division by zero\n",
+}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("state", sorted(DIAGNOSIS_STATES))
+def test_axe_finds_no_serious_violations_in_the_diagnosis_states(browser, site: str, state: str, scheme: str) -> None:
+    """The diagnose page with answers (quick answers, possible causes) and with a proposal opened."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = browser.new_page(color_scheme=scheme)
+    errors = PageErrors(page)
+    page.goto(site + PAGES["diagnose"])
+    page.fill("#log-text", DIAGNOSIS_STATES[state])
+    page.click("#diagnose-form button")
+    if state == "proposal":
+        page.click("button.propose")
+        page.click(".proposal summary")
+    else:
+        page.wait_for_selector(".candidates .quick-answer")
+    violations = Axe().run(page).response["violations"]
+    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
+               if v["impact"] in ("serious", "critical")]
+    assert serious == []
+    assert errors.errors == []
+
+
 def test_keyboard_reaches_search_and_every_link(browser, site: str) -> None:
     page = browser.new_page()
     page.goto(site)
