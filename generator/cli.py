@@ -13,9 +13,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .answers import diagnosis_json, format_diagnosis
 from .api import entry_schema_json, render_api, signature_data
 from .catalog import Catalog, build_catalog
-from .diagnosis import SignatureIndex, diagnosis_json, format_diagnosis, scan
+from .diagnosis import SignatureIndex, scan
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
 from .graph import build_graph
 from .incremental import (

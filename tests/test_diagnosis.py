@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import CATEGORIES, entry_yaml, write_tree
 
+from generator.answers import format_diagnosis
 from generator.api import signature_data
 from generator.catalog import build_catalog
 from generator.cli import main
-from generator.diagnosis import MAX_WINDOWS, SignatureIndex, format_diagnosis, scan
+from generator.diagnosis import MAX_WINDOWS, SignatureIndex, scan
 from generator.loading import load_content
 from generator.ranks import rank_list
 

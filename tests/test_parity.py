@@ -21,9 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from generator.answers import diagnosis_json
 from generator.api import signature_data
 from generator.cli import load_catalog
-from generator.diagnosis import SignatureIndex, diagnosis_json, scan
+from generator.diagnosis import SignatureIndex, scan
 
 LOGS = ROOT / "tests/data/logs"
 VECTORS = LOGS / "vectors.json"
