@@ -44,7 +44,13 @@ def test_build_does_not_depend_on_file_order_or_hash_seed(tmp_path: Path) -> Non
                 shutil.copy(path, target)
         subprocess.run([sys.executable, "-m", "generator", "build", "--out", "site"], cwd=tmp_path / name, check=True,
                        capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
-    assert _tree(tmp_path / "a/site") == _tree(tmp_path / "b/site")
+    same = _tree(tmp_path / "a/site") == _tree(tmp_path / "b/site")  # outside the assert: pytest's diff of two sites takes minutes
+    assert same, "two builds of the same content differ"
+
+
+def _staged_files(tmp_path: Path) -> int:
+    """Return how many files the build has written into its staging folder so far."""
+    return sum(len(files) for staging in tmp_path.glob(".site.new-*") for _, _, files in os.walk(staging))
 
 
 def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None:
@@ -56,14 +62,22 @@ def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None
     before = _tree(tmp_path / "site")
     (tmp_path / "content/failures/synthetic-failure-00000.yaml").write_text(
         (tmp_path / "content/failures/synthetic-failure-00000.yaml").read_text().replace("Synthetic failure 0:", "Changed failure 0:"))
-    for delay in (0.5, 1.5, 3.0):  # while loading, rendering and writing
-        proc = subprocess.Popen(build, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
+    moments = {  # when to kill a clean (full) rebuild: while loading, before writing, halfway through writing
+        "loading": lambda start: time.monotonic() - start > 0.3,
+        "rendering": lambda start: time.monotonic() - start > 1.0 and not _staged_files(tmp_path),
+        "writing": lambda start: _staged_files(tmp_path) > 300,
+    }
+    for moment, ready in moments.items():
+        proc = subprocess.Popen([*build, "--clean"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        start = time.monotonic()
+        while proc.poll() is None and not ready(start) and time.monotonic() - start < 120:
+            time.sleep(0.002)
+        interrupted = proc.poll() is None
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        if proc.returncode == 0:
-            continue  # finished before the kill; nothing to check
-        assert _tree(tmp_path / "site") == before
+        assert interrupted, f"the build finished before it could be killed while {moment}"
+        unchanged = _tree(tmp_path / "site") == before  # compared outside the assert: pytest's diff of two sites takes minutes
+        assert unchanged, f"killing the build while {moment} changed the previous site"
     subprocess.run(build, cwd=tmp_path, check=True, capture_output=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]  # leftovers cleaned
     assert "Changed failure 0" in (tmp_path / "site/failures/synthetic-failure-00000/index.html").read_text()
