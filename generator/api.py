@@ -134,7 +134,7 @@ def _causes(catalog: Catalog, slug: str) -> list[str]:
     declare it as their effect, by ID."""
     declared = [r.slug for r in catalog.entries[slug].entry.related if r.type == "caused-by"]
     inverse = [link.slug for link in catalog.links.get(slug, []) if link.type == "caused-by" and link.slug not in declared]
-    resolved = [catalog.aliases.get(s, s) for s in declared]
+    resolved = [catalog.resolve(s) or s for s in declared]
     return resolved + sorted(inverse, key=lambda s: catalog.entries[s].entry.id)
 
 

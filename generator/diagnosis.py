@@ -20,11 +20,10 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import ahocorasick_rs
 
-from .portable import compile_portable
 from .ranks import (
     RULES,
     CrossRank,
@@ -33,10 +32,12 @@ from .ranks import (
     launcher_rank,
     line_rank,
     message,
+    named_rank,
     rank_list,
     read_report,
     world_size,
 )
+from .signatures import compile_regex
 
 MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
 MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]
@@ -152,7 +153,7 @@ class SignatureIndex:
         self.entries: dict[str, dict[str, object]] = payload["entries"]  # type: ignore[assignment]
         self.by_key: dict[str, list[_Sig]] = {}
         for raw in payload["signatures"]:  # type: ignore[attr-defined]
-            regex = compile_portable(raw["regex"]) if raw.get("regex") else None
+            regex = compile_regex(raw["regex"]) if raw.get("regex") else None
             sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], int(raw.get("routine") or 0),
                        len(raw["key"]) + (20 if regex else 0))
             self.by_key.setdefault(sig.key, []).append(sig)
@@ -275,30 +276,36 @@ def _block_lines(index: SignatureIndex, block: bytes, line_no: int, state: _Stat
 
 def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, text: str) -> None:
     matched = index.matching(text)
-    report = read_report(text, line_no)
+    launcher = launcher_rank(text)
+    report = read_report(text, launcher)
     size = world_size(text)
     if not matched and report is None and size is None:
         return  # a key, but no signature's regex matched: nothing to learn from this line
     state.order += 1
-    rank = line_rank(text)
-    if rank is not None and launcher_rank(text) is not None:
-        state.reports.seen.add(rank)
+    if launcher is not None:
+        state.reports.seen.add(launcher)
     if report is not None:
         state.reports.add(report)
     if size is not None:
         state.reports.world_size = size
+    rank = launcher or named_rank(text)
     owned = any(sig.role == "root" for sig in matched)
+    line_evidence: Evidence | None = None  # made once, and only when some entry keeps it
     for sig in matched:
         h = state.hits.setdefault(sig.slug, _Hits(first=state.order))
         h.count += 1
         h.unowned += not owned
         if rank is not None:
             h.ranks.add(rank)
-        evidence = Evidence(name, line_no, rank, _time_of(text), text.strip()[:MAX_TEXT], sig.key, sig.role)
         if sig.routine:
             h.routine_lines += 1
             h.routine_limit = max(h.routine_limit, sig.routine)
-        if sig.role == "root" and (h.root is None or (h.root_order == state.order and sig.specificity > h.root_specificity)):
+        is_root = sig.role == "root" and (h.root is None or (h.root_order == state.order and sig.specificity > h.root_specificity))
+        if not is_root and len(h.evidence) >= MAX_EVIDENCE:
+            continue
+        line_evidence = line_evidence or Evidence(name, line_no, rank, _time_of(text), text.strip()[:MAX_TEXT], "", "")
+        evidence = replace(line_evidence, signature=sig.key, role=sig.role)
+        if is_root:
             h.root, h.root_order, h.root_specificity = evidence, state.order, sig.specificity
         if len(h.evidence) < MAX_EVIDENCE:
             h.evidence.append(evidence)
@@ -339,7 +346,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     hits = {s: h for s, h in state.hits.items() if not _is_routine(h)}
     routine = [Routine(s, _title(index, s), h.count, message("routine", count=h.count, s="" if h.count == 1 else "s",
                                                                 title=_title(index, s), limit=h.routine_limit))
-               for s, h in state.hits.items() if _is_routine(h)]
+               for s, h in state.hits.items() if s not in hits]
     derived = _cross_rank_evidence(index, state, cross, hits)
     roots = [s for s, h in hits.items() if h.root is not None]
     explained = {s for s in roots if _causes_present(index, s, roots)}
@@ -403,9 +410,9 @@ def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: 
 
 
 def _where(evidence: Evidence) -> str:
-    rank = f" on rank {evidence.rank}" if evidence.rank else ""
     if evidence.signature == CROSS_RANK:
         return "the timeout reports of every rank"
+    rank = f" on rank {evidence.rank}" if evidence.rank else ""
     source = f"{evidence.source}:" if evidence.source != "-" else "line "
     return f"{source}{evidence.line}{rank}"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 RULES: dict[str, object] = json.loads((Path(__file__).parent / "diagnosis.json").read_text(encoding="utf-8"))
@@ -45,9 +45,14 @@ def launcher_rank(line: str) -> str | None:
     return _first_group(_LAUNCHER.match(line))
 
 
+def named_rank(line: str) -> str | None:
+    """Return the rank a line names itself (`[PG 1 Rank 3]`, `[Rank 3]`, `rank=3`), if any."""
+    return _first_group(_GROUP.search(line)) or _first_group(_LOOSE.search(line))
+
+
 def line_rank(line: str) -> str | None:
     """Return the rank a line is from: the launcher's global rank, else the rank the line names."""
-    return launcher_rank(line) or _first_group(_GROUP.search(line)) or _first_group(_LOOSE.search(line))
+    return launcher_rank(line) or named_rank(line)
 
 
 def world_size(line: str) -> int | None:
@@ -62,14 +67,13 @@ class Report:
 
     group: str | None
     rank: str
-    line: int
     seq: int | None = None
     op: str | None = None
     enqueued: int | None = None
     completed: int | None = None
 
 
-def read_report(line: str, line_no: int) -> Report | None:
+def read_report(line: str, launcher: str | None) -> Report | None:
     """Return the report a watchdog or timeout line makes, in any wording we know, or None."""
     for key, pattern, fields in _REPORTS:
         found = pattern.search(line) if key in line else None
@@ -77,10 +81,10 @@ def read_report(line: str, line_no: int) -> Report | None:
             continue
         group_tag = _GROUP.search(line)
         group = group_tag.group(1) if group_tag else None
-        rank = launcher_rank(line) or _first_group(group_tag)
+        rank = launcher or _first_group(group_tag)
         if rank is None:
             return None
-        report = Report(group, rank, line_no)
+        report = Report(group, rank)
         for name, value in zip(fields, found.groups()):
             if name in ("seq", "enqueued", "completed"):
                 setattr(report, name, int(value))
@@ -109,10 +113,11 @@ class Reports:
         """Return the reports by group, with unlabelled lines folded into the labelled report of the same rank."""
         groups = {g: dict(r) for g, r in self.by_group.items()}
         for rank, report in list(groups.get(None, {}).items()):
-            twin = next((g[rank] for name, g in groups.items() if name is not None and rank in g
+            twin = next((name for name, g in groups.items() if name is not None and rank in g
                          and report.seq in (None, g[rank].seq)), None)
             if twin is not None:
-                twin.op = twin.op or report.op
+                labelled = groups[twin][rank]
+                groups[twin][rank] = replace(labelled, op=labelled.op or report.op)
                 del groups[None][rank]
         return {g: r for g, r in groups.items() if r}
 

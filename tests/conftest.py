@@ -86,6 +86,16 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def site(built_site: Path) -> Iterator[str]:
+    """The shipped site served over loopback HTTP; yields its base URL."""
+    from browser import serve
+
+    server, base = serve(built_site)
+    yield base
+    server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """One headless Chromium (Debian's, driven by Playwright) for the whole session."""

@@ -16,13 +16,6 @@ from generator.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def site(built_site: Path) -> Iterator[str]:
-    server, base = serve(built_site)
-    yield base
-    server.shutdown()
-
-
 def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
     page = browser.new_page()
     errors = PageErrors(page)

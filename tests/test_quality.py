@@ -6,12 +6,11 @@ from __future__ import annotations
 import itertools
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser import PageErrors, serve
+from browser import PageErrors
 from htmlparse import ParsedPage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +22,15 @@ PAGES = {"home": "", "entry": "failures/nccl-watchdog-timeout/", "taxonomy": "ca
 
 def _pages(site: Path) -> dict[Path, ParsedPage]:
     return {path: ParsedPage(path.read_text(encoding="utf-8")) for path in sorted(site.rglob("*.html"))}
+
+
+def _serious_violations(page: object) -> list[str]:
+    """Return axe-core's serious and critical violations on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
+            if v["impact"] in ("serious", "critical")]
 
 
 def test_nu_html_checker_reports_no_errors(built_site: Path) -> None:
@@ -67,34 +75,20 @@ def test_every_page_has_a_strict_content_security_policy(built_site: Path) -> No
         assert page.inline_scripts == 0 and page.handlers == [], path
 
 
-@pytest.fixture(scope="module")
-def site(built_site: Path) -> Iterator[str]:
-    server, base = serve(built_site)
-    yield base
-    server.shutdown()
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
     page = browser.new_page(color_scheme=scheme)
     errors = PageErrors(page)
     page.goto(site + PAGES[name])
     page.wait_for_load_state("networkidle")
-    violations = Axe().run(page).response["violations"]
-    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
-               if v["impact"] in ("serious", "critical")]
-    assert serious == []
+    assert _serious_violations(page) == []
     assert errors.errors == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("query", ["Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5", "RuntimeError: CUDA error: misaligned address"])
 def test_axe_finds_no_serious_violations_with_the_search_dropdown_open(browser, site: str, query: str, scheme: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
     page = browser.new_page(color_scheme=scheme)
     errors = PageErrors(page)
     page.goto(site + PAGES["entry"])
@@ -104,10 +98,7 @@ def test_axe_finds_no_serious_violations_with_the_search_dropdown_open(browser, 
     page.wait_for_load_state("networkidle")
     page.keyboard.press("ArrowDown")  # a highlighted option too
     assert page.get_attribute("#site-q", "aria-expanded") == "true"
-    violations = Axe().run(page).response["violations"]
-    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
-               if v["impact"] in ("serious", "critical")]
-    assert serious == []
+    assert _serious_violations(page) == []
     assert errors.errors == []
 
 
@@ -123,8 +114,6 @@ DIAGNOSIS_STATES = {
 @pytest.mark.parametrize("state", sorted(DIAGNOSIS_STATES))
 def test_axe_finds_no_serious_violations_in_the_diagnosis_states(browser, site: str, state: str, scheme: str) -> None:
     """The diagnose page with answers (quick answers, possible causes) and with a proposal opened."""
-    from axe_playwright_python.sync_playwright import Axe
-
     page = browser.new_page(color_scheme=scheme)
     errors = PageErrors(page)
     page.goto(site + PAGES["diagnose"])
@@ -135,10 +124,7 @@ def test_axe_finds_no_serious_violations_in_the_diagnosis_states(browser, site: 
         page.click(".proposal summary")
     else:
         page.wait_for_selector(".candidates .quick-answer")
-    violations = Axe().run(page).response["violations"]
-    serious = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}" for v in violations
-               if v["impact"] in ("serious", "critical")]
-    assert serious == []
+    assert _serious_violations(page) == []
     assert errors.errors == []
 
 
@@ -187,8 +173,6 @@ OVERFLOW = """(() => {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1366, 1024, 390])
 def test_hub_reads_side_by_side_on_a_laptop_and_as_cards_on_a_phone(browser, site: str, width: int, scheme: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     errors = PageErrors(page)
     page.goto(site + "hubs/nccl-errors/#nccl-system-error")
@@ -213,6 +197,5 @@ def test_hub_reads_side_by_side_on_a_laptop_and_as_cards_on_a_phone(browser, sit
         assert row.locator("dt").first.is_visible()
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.evaluate(OVERFLOW) == []
-    violations = Axe().run(page).response["violations"]
-    assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
+    assert _serious_violations(page) == []
     assert errors.errors == []

@@ -3,23 +3,14 @@ the keyboard, same-origin only) and the nearest entries when nothing matches exa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from browser import PageErrors, serve
+from browser import PageErrors
 
 WATCHDOG = ("[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.")
 OPTIONS = "#site-q-listbox [role=option]"
-
-
-@pytest.fixture(scope="module")
-def site(built_site: Path) -> Iterator[str]:
-    server, base = serve(built_site)
-    yield base
-    server.shutdown()
 
 
 def test_header_box_shows_the_pasted_error_first_and_enter_opens_it(browser, site: str) -> None:

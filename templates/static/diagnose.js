@@ -36,7 +36,8 @@
 
   const firstGroup = (m) => (m ? m.slice(1).find((g) => g !== undefined) ?? null : null);
   const launcherRank = (line) => firstGroup(LAUNCHER.exec(line));
-  const lineRank = (line) => launcherRank(line) ?? firstGroup(GROUP.exec(line)) ?? firstGroup(LOOSE.exec(line));
+  const namedRank = (line) => firstGroup(GROUP.exec(line)) ?? firstGroup(LOOSE.exec(line));
+  const lineRank = (line) => launcherRank(line) ?? namedRank(line);
   const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
   const message = (name, values) => fill(R.messages[name], values || {});
   const byInt = (a, b) => Number(a) - Number(b);
@@ -63,15 +64,15 @@
 
   // ---- reports across ranks (generator/ranks.py) ----
 
-  function readReport(line, lineNo) {
+  function readReport(line, launcher) {
     for (const { re, fields } of REPORTS) {
       const m = re.exec(line);
       if (!m) continue;
       const tag = GROUP.exec(line);
       const group = tag && tag[1] !== undefined ? tag[1] : null;
-      const rank = launcherRank(line) ?? firstGroup(tag);
+      const rank = launcher ?? firstGroup(tag);
       if (rank === null) return null;
-      const report = { group, rank, line: lineNo, seq: null, op: null, enqueued: null, completed: null };
+      const report = { group, rank, seq: null, op: null, enqueued: null, completed: null };
       fields.forEach((name, i) => {
         if (["seq", "enqueued", "completed"].includes(name)) report[name] = Number(m[i + 1]);
         else if (name === "op") report.op = m[i + 1];
@@ -182,36 +183,41 @@
     for (const text of keyedPieces(state, line, lineNo)) scanPiece(state, source, text, lineNo);
   }
 
+  const newHits = (first) => ({ first, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
+    routineLines: 0, routineLimit: 0, unowned: 0 });
+
   function scanPiece(state, source, text, lineNo) {
     const matched = [];
     for (const [key, sigs] of byKey) {
       if (!text.includes(key)) continue;
       for (const sig of sigs) if (!sig.re || sig.re.test(text)) matched.push(sig);
     }
-    const report = readReport(text, lineNo);
+    const launcher = launcherRank(text);
+    const report = readReport(text, launcher);
     const world = WORLD.exec(text);
     if (!matched.length && !report && !world) return;  // a key, but no signature's regex matched: nothing to learn
     state.order += 1;
-    const rank = lineRank(text);
-    if (rank !== null && launcherRank(text) !== null) state.reports.seen.add(rank);
+    if (launcher !== null) state.reports.seen.add(launcher);
     if (report) addReport(state.reports, report);
     if (world) state.reports.world = Number(world[1]);
+    const rank = launcher ?? namedRank(text);
     const owned = matched.some((s) => s.role === "root");
+    let lineEvidence = null;  // made once, and only when some entry keeps it
     for (const sig of matched) {
-      let h = state.hits.get(sig.slug);
-      if (!h) {
-        h = { first: state.order, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0, routineLines: 0, routineLimit: 0, unowned: 0 };
-        state.hits.set(sig.slug, h);
-      }
+      if (!state.hits.has(sig.slug)) state.hits.set(sig.slug, newHits(state.order));
+      const h = state.hits.get(sig.slug);
       h.count += 1;
       if (!owned) h.unowned += 1;
       if (rank !== null) h.ranks.add(rank);
-      const time = TIME.exec(text);
-      const ev = { source, line: lineNo, rank, time: time ? time[0] : null, text: text.trim().slice(0, R.max_text), signature: sig.key, role: sig.role };
       if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
-      if (sig.role === "root" && (h.root === null || (h.rootOrder === state.order && sig.spec > h.rootSpec))) {
-        h.root = ev; h.rootOrder = state.order; h.rootSpec = sig.spec;
+      const isRoot = sig.role === "root" && (h.root === null || (h.rootOrder === state.order && sig.spec > h.rootSpec));
+      if (!isRoot && h.evidence.length >= R.max_evidence) continue;
+      if (lineEvidence === null) {
+        const time = TIME.exec(text);
+        lineEvidence = { source, line: lineNo, rank, time: time ? time[0] : null, text: text.trim().slice(0, R.max_text) };
       }
+      const ev = { ...lineEvidence, signature: sig.key, role: sig.role };
+      if (isRoot) { h.root = ev; h.rootOrder = state.order; h.rootSpec = sig.spec; }
       if (h.evidence.length < R.max_evidence) h.evidence.push(ev);
     }
   }
@@ -266,7 +272,7 @@
     const slug = cross ? { desync: R.desync_entry, lagging: R.stuck_entry, stuck: R.stuck_entry }[cross.case] : undefined;
     if (!slug || !data.entries[slug]) return {};
     const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
-    if (!hits.has(slug)) hits.set(slug, { first, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
+    if (!hits.has(slug)) hits.set(slug, newHits(first));
     const h = hits.get(slug);
     h.root = { source: "", line: 0, rank: null, time: null, text: cross.summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
     h.rootOrder = first; h.rootSpec = R.specific;
