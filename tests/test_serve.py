@@ -54,6 +54,10 @@ def test_edit_rebuilds_and_a_broken_entry_shows_an_error_page_until_fixed(server
     good = entry.read_text()
     entry.write_text(good.replace("title: First failure", "title: Renamed failure"))
     _wait_for(page, "<h1>Renamed failure</h1>")
+    # The version the reload script polls is bumped just after the new site is swapped in: wait for it.
+    deadline = time.monotonic() + 30
+    while _get(server + "__version")[1] == version and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _get(server + "__version")[1] != version
     entry.write_text(good.replace("severity: high", "severity: urgent"))
     status, body = _wait_for(page, "The last build failed")
