@@ -36,7 +36,7 @@ def format_diagnosis(diagnosis: Diagnosis, top: int, search_url: str) -> str:
     for i, c in enumerate(diagnosis.candidates[:top], 1):
         out.append(f"{i}. {c.title} [{c.id}] {c.role}, confidence {c.score}")
         out.append(f"   {c.explanation}")
-        out.append(f"   read: failures/{c.slug}/  (confirm: failures/{c.slug}/#confirm, fix: failures/{c.slug}/#fix)")
+        out.append(f"   read: failures/{c.slug}/  (confirm: failures/{c.slug}/#confirm, fix: failures/{c.slug}/#fix, verify: failures/{c.slug}/#verify)")
         for e in c.evidence[:3]:
             rank = f" rank {e.rank}" if e.rank else ""
             out.append(f"   {e.source}:{e.line}{rank} {e.role}: {e.text[:160]}")

@@ -12,6 +12,7 @@ from .signatures import find_overlaps
 MINIMUMS = {
     "symptoms": (3, "symptom rows"),
     "confirm": (3, "confirmation steps"),
+    "verify": (1, "way to verify the fix"),
     "code_examples": (1, "code example"),
     "faq": (4, "FAQ answers"),
     "references": (2, "references"),

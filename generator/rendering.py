@@ -43,6 +43,7 @@ SECTIONS = [
     ("confirm", "How to confirm it"),
     ("root-causes", "Root causes"),
     ("fix", "Fix"),
+    ("verify", "Verify the fix"),
     ("prevention", "Prevention"),
     ("code", "Code examples"),
     ("signatures", "Error signatures"),

@@ -63,8 +63,10 @@ confirm: []
 # Root causes: one line each.
 root_causes: []
 
-# Fix steps, then prevention.
+# Fix steps; then at least 1 way to know the fix worked: {check, code (optional command or
+# script), language (default console), expect (what it shows when the fix worked)}; then prevention.
 fix: []
+verify: []
 prevention: []
 
 # Code examples: at least 1 of {stack, title, language, code, why}.

@@ -64,6 +64,15 @@ class CodeExample(_Model):
     why: Text
 
 
+class VerifyStep(_Model):
+    """One way to know the fix worked: what to run or watch, and what it shows when it did."""
+
+    check: Text
+    code: Annotated[str, StringConstraints(min_length=1, max_length=20_000)] | None = None
+    language: Annotated[str, StringConstraints(pattern=r"^[a-z0-9+#-]+$", max_length=30)] = "console"
+    expect: Text
+
+
 class FaqItem(_Model):
     question: Line
     answer: Text
@@ -115,6 +124,7 @@ class Entry(_Model):
     confirm: list[Text] = Field(default_factory=list)
     root_causes: list[Text] = Field(default_factory=list)
     fix: list[Text] = Field(default_factory=list)
+    verify: list[VerifyStep] = Field(default_factory=list)
     prevention: list[Text] = Field(default_factory=list)
     code_examples: list[CodeExample] = Field(default_factory=list)
     signatures: list[Signature] = Field(default_factory=list)

@@ -402,7 +402,7 @@
       item.append(box);
     }
     const go = el("p", undefined, "meta");
-    go.append(link("How to confirm it", page + "#confirm"), " · ", link("The fix", page + "#fix"));
+    go.append(link("How to confirm it", page + "#confirm"), " · ", link("The fix", page + "#fix"), " · ", link("Verify the fix", page + "#verify"));
     item.append(go);
     if (c.evidence.length) {
       item.append(el("pre", c.evidence.slice(0, 3).map((e) => `${e.line}${e.rank !== null ? " [rank " + e.rank + "]" : ""} ${e.role}: ${e.text}`).join("\n"), "log"));
