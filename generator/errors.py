@@ -80,6 +80,10 @@ RULES: dict[str, Rule] = {
              "browser; they must mean the same in both and must not be able to hang a browser tab.",
              "Use plain characters, [classes], \\d \\w \\s, (?:groups), alternation and single-level "
              "quantifiers; no lookarounds, named groups, inline flags or nested unbounded repeats."),
+        Rule("E034", "key-outside-regex", "A signature's regex must contain its key as plain text that "
+             "every match includes, so that the key alone finds the candidate lines and the exports for "
+             "grep, mtail and Prometheus match exactly the lines diagnosis does.",
+             "Make the key a run of literal text in the regex outside any optional part, or drop the regex."),
         Rule("E050", "alias-collision", "An alias redirects an old address to an entry; it cannot "
              "also be a live slug or another entry's alias, or one address would mean two pages.",
              "Remove the alias, or keep it on only one entry."),

@@ -42,6 +42,30 @@ def compile_portable(pattern: str) -> re.Pattern[str]:
     return compiled
 
 
+def requires_text(pattern: str, text: str) -> bool:
+    """Return whether every match of a portable pattern contains `text`, judged from its shape:
+    `text` lies in one run of literal characters that no optional part or alternative skips."""
+    return _requires(P.parse(pattern, re.ASCII), text)
+
+
+def _requires(items: Any, text: str) -> bool:
+    run = ""
+    for op, arg in items:
+        if op == C.LITERAL:
+            run += chr(arg)
+            if text in run:
+                return True
+            continue
+        run = ""
+        if op == C.SUBPATTERN and _requires(arg[-1], text):
+            return True
+        if op == C.BRANCH and all(_requires(branch, text) for branch in arg[1]):
+            return True
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) and arg[0] >= 1 and _requires(arg[2], text):
+            return True
+    return False
+
+
 def _walk(items: Any, in_unbounded: bool) -> None:
     for op, arg in items:
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .portable import NotPortable, compile_portable
+from .portable import NotPortable, compile_portable, requires_text
 from .schema import Signature
 
 
@@ -31,6 +31,9 @@ def check_signature(signature: Signature) -> list[tuple[tuple[str | int, ...], s
             return [(("regex",), "E033", f"{exc}")]
         except re.error as exc:
             return [(("regex",), "E030", f"does not compile: {exc} (expected a Python/JavaScript regular expression)")]
+        if not requires_text(signature.regex, signature.key):
+            message = f"does not contain the key {signature.key!r} as text every match includes (expected the key in the regex)"
+            return [(("regex",), "E034", message)]
     problems: list[tuple[tuple[str | int, ...], str, str]] = []
     for i, example in enumerate(signature.examples):
         if signature.key not in example:
