@@ -81,7 +81,8 @@ class Candidate:
     role: str
     evidence: list[Evidence]
     explanation: str
-    lines: int
+    lines: int  # distinct log lines that matched any of the entry's signatures
+    role_lines: dict[str, int]  # distinct lines that matched its root, and its collateral, signatures
     ranks: list[str]
     basis: str  # the evidence behind the score: role-explained/first-specific/generic-contested/alone
 
@@ -120,6 +121,7 @@ class Diagnosis:
     possible_causes: list[Cause] = field(default_factory=list)
     routine: list[Routine] = field(default_factory=list)
     notable: list[Notable] = field(default_factory=list)
+    matched_lines: int = 0  # distinct log lines that matched any signature
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,9 @@ class _Sig:
 class _Hits:
     first: int
     evidence: list[Evidence] = field(default_factory=list)
-    count: int = 0
+    count: int = 0  # signature matches, for ranking
+    lines: int = 0
+    role_lines: dict[str, int] = field(default_factory=lambda: {"root": 0, "collateral": 0})
     ranks: set[str] = field(default_factory=set)
     root: Evidence | None = None
     root_order: int = 0
@@ -183,6 +187,9 @@ class _State:
     skipped: set[str] = field(default_factory=set)
     seen_pattern: re.Pattern[bytes] = _SEEN
     lines: int = 0  # lines of the current source read so far
+    matched_lines: int = 0
+    line: tuple[str, int] = ("", 0)  # the line last matched, and what it has been counted for: windows
+    counted: set[tuple[str, str]] = field(default_factory=set)  # of one long line count once
 
 
 def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) -> Diagnosis:
@@ -290,10 +297,16 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
         state.reports.world_size = size
     rank = launcher or named_rank(text)
     owned = any(sig.role == "root" for sig in matched)
+    if matched and state.line != (name, line_no):
+        state.line, state.counted = (name, line_no), set()
+        state.matched_lines += 1
     line_evidence: Evidence | None = None  # made once, and only when some entry keeps it
     for sig in matched:
         h = state.hits.setdefault(sig.slug, _Hits(first=state.order))
         h.count += 1
+        h.lines += (sig.slug, "") not in state.counted
+        h.role_lines[sig.role] += (sig.slug, sig.role) not in state.counted
+        state.counted |= {(sig.slug, ""), (sig.slug, sig.role)}
         h.unowned += not owned
         if rank is not None:
             h.ranks.add(rank)
@@ -344,7 +357,7 @@ def _is_routine(h: _Hits) -> bool:
 
 def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diagnosis:
     hits = {s: h for s, h in state.hits.items() if not _is_routine(h)}
-    routine = [Routine(s, _title(index, s), h.count, message("routine", count=h.count, s="" if h.count == 1 else "s",
+    routine = [Routine(s, _title(index, s), h.lines, message("routine", count=h.lines, s="" if h.lines == 1 else "s",
                                                                 title=_title(index, s), limit=h.routine_limit))
                for s, h in state.hits.items() if s not in hits]
     derived = _cross_rank_evidence(index, state, cross, hits)
@@ -361,7 +374,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
-    return Diagnosis(candidates, cross, possible, routine, list(state.notable))
+    return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines)
 
 
 def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:
@@ -406,7 +419,8 @@ def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: 
                          "specific" if (h.root_specificity if h.root else max(len(e.signature) for e in h.evidence)) >= SPECIFIC else "generic",
                          "contested" if contested else "alone"))
     return Candidate(slug, _id(index, slug), _title(index, slug), _CONFIDENCE[features], role, list(h.evidence),
-                     _explain(index, slug, h, hits, roots, cross_summary), h.count, sorted(h.ranks, key=int), features)
+                     _explain(index, slug, h, hits, roots, cross_summary), h.lines, dict(h.role_lines),
+                     sorted(h.ranks, key=int), features)
 
 
 def _where(evidence: Evidence) -> str:

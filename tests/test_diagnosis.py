@@ -14,7 +14,7 @@ from generator.answers import format_diagnosis
 from generator.api import signature_data
 from generator.catalog import build_catalog
 from generator.cli import main
-from generator.diagnosis import MAX_WINDOWS, SignatureIndex, scan
+from generator.diagnosis import SignatureIndex, scan
 from generator.loading import load_content
 from generator.ranks import rank_list
 
@@ -99,7 +99,9 @@ def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) ->
     line = (b"x" * 3000 + OOM.encode()) * 2000 + b"\n" + _log(f"[rank1]: {OOM}")
     chunks = [line[i:i + (1 << 20)] for i in range(0, len(line), 1 << 20)]
     [candidate] = [c for c in scan(index, [("-", chunks)]).candidates if c.slug == "oom"]
-    assert candidate.lines == MAX_WINDOWS + 1 and candidate.evidence[0].line == 1 and len(candidate.evidence[0].text) < 3000
+    # 2000 matches on line 1, read in bounded windows, still count as one line
+    assert candidate.lines == 2 and candidate.role_lines == {"root": 2, "collateral": 0}
+    assert candidate.evidence[0].line == 1 and len(candidate.evidence[0].text) < 3000
 
 
 def test_ranks_of_one_group_that_disagree_point_to_a_desync(index: SignatureIndex) -> None:
@@ -190,8 +192,9 @@ def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, ca
     assert main(["diagnose", "--json", "a.log"]) == 0
     result = json.loads(capsys.readouterr().out)
     first = result["candidates"][0]
-    assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis"} <= set(first)
-    assert {"candidates", "possible_causes", "routine", "notable", "cross_rank"} == set(result)
+    assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis", "matched_lines", "role_lines"} <= set(first)
+    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "cross_rank"} == set(result)
+    assert (result["matched_lines"], first["matched_lines"], first["role_lines"]) == (2, 1, {"root": 1, "collateral": 0})
     assert (first["slug"], first["evidence"][0]["line"]) == ("oom", 1)
     assert main(["diagnose", "clean.log"]) == 1
     assert capsys.readouterr().out == "No entry's error signature matched this log.\n"

@@ -159,7 +159,7 @@
 
   function newState() {
     return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [],
-      order: 0, windows: [0, 0], lines: 0 };
+      order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set() };
   }
 
   function* keyedPieces(state, line, lineNo) {
@@ -183,7 +183,7 @@
     for (const text of keyedPieces(state, line, lineNo)) scanPiece(state, source, text, lineNo);
   }
 
-  const newHits = (first) => ({ first, evidence: [], count: 0, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
+  const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: { root: 0, collateral: 0 }, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     routineLines: 0, routineLimit: 0, unowned: 0 });
 
   function scanPiece(state, source, text, lineNo) {
@@ -202,11 +202,19 @@
     if (world) state.reports.world = Number(world[1]);
     const rank = launcher ?? namedRank(text);
     const owned = matched.some((s) => s.role === "root");
+    if (matched.length && state.line !== `${source}\n${lineNo}`) {  // windows of one long line count once
+      state.line = `${source}\n${lineNo}`;
+      state.counted = new Set();
+      state.matchedLines += 1;
+    }
     let lineEvidence = null;  // made once, and only when some entry keeps it
     for (const sig of matched) {
       if (!state.hits.has(sig.slug)) state.hits.set(sig.slug, newHits(state.order));
       const h = state.hits.get(sig.slug);
       h.count += 1;
+      if (!state.counted.has(sig.slug)) h.lines += 1;
+      if (!state.counted.has(`${sig.slug} ${sig.role}`)) h.roleLines[sig.role] += 1;
+      state.counted.add(sig.slug).add(`${sig.slug} ${sig.role}`);
       if (!owned) h.unowned += 1;
       if (rank !== null) h.ranks.add(rank);
       if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
@@ -248,8 +256,8 @@
 
   function rankCandidates(state, cross) {
     const hits = new Map([...state.hits].filter(([, h]) => !isRoutine(h)));
-    const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.count,
-      note: message("routine", { count: h.count, s: h.count === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
+    const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.lines,
+      note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
     const derived = crossRankEvidence(state, cross, hits);
     const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
     const present = (s) => causesOf(s).some((c) => roots.includes(c) && c !== s);
@@ -265,7 +273,7 @@
     const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
       .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
-    return { candidates, possible_causes: possible, routine, notable: state.notable, cross_rank: cross };
+    return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines, cross_rank: cross };
   }
 
   function crossRankEvidence(state, cross, hits) {
@@ -286,7 +294,7 @@
     const spec = h.root !== null ? h.rootSpec : Math.max(...h.evidence.map((e) => e.signature.length));
     const basis = [role, weak.has(slug) ? "explained" : "first", spec >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
     return { slug, id: entry(slug).id, title: entry(slug).title, score: R.confidence[basis], role, evidence: h.evidence,
-      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.count, ranks: [...h.ranks].sort(byInt), basis };
+      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.lines, role_lines: { ...h.roleLines }, ranks: [...h.ranks].sort(byInt), basis };
   }
 
   function explain(slug, h, hits, roots, crossSummary) {
