@@ -16,13 +16,14 @@ def diagnosis_json(diagnosis: Diagnosis) -> dict[str, object]:
             "slug": c.slug, "id": c.id, "title": c.title, "score": c.score, "role": c.role,
             "evidence": [{"source": e.source, "line": e.line, "rank": e.rank, "time": e.time, "text": e.text,
                           "signature": e.signature, "role": e.role} for e in c.evidence],
-            "explanation": c.explanation, "matched_lines": c.lines, "role_lines": c.role_lines, "ranks": c.ranks, "basis": c.basis,
+            "explanation": c.explanation, "matched_lines": c.lines, "ranks": c.ranks, "basis": c.basis,
         } for c in diagnosis.candidates],
         "possible_causes": [{"slug": c.slug, "id": c.id, "title": c.title, "look_for": c.look_for, "seen": c.seen}
                             for c in diagnosis.possible_causes],
         "routine": [{"slug": r.slug, "title": r.title, "lines": r.lines, "note": r.note} for r in diagnosis.routine],
         "notable": [{"source": n.source, "line": n.line, "rank": n.rank, "text": n.text} for n in diagnosis.notable],
         "matched_lines": diagnosis.matched_lines,
+        "lines_by_entry": diagnosis.lines_by_entry,
         "cross_rank": None if cross is None else {
             "case": cross.case, "stuck_ranks": cross.stuck, "summary": cross.summary, "groups": cross.groups,
         },

@@ -18,6 +18,7 @@ from .api import entry_schema_json, render_api, signature_data
 from .catalog import Catalog, build_catalog
 from .diagnosis import SignatureIndex, scan
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
+from .export import FORMATS, export, export_files
 from .graph import build_graph
 from .incremental import (
     Digests,
@@ -82,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--signatures", type=Path, metavar="FILE", help="a built site's api/signatures.json instead of a content folder")
     diagnose.add_argument("--json", action="store_true", help="print the result as JSON")
     diagnose.add_argument("--top", type=int, default=5, help="how many entries to show (default: 5)")
+    export = sub.add_parser("export", help="write the error signatures for a log pipeline (mtail, Prometheus alerting rules, grep)")
+    export.add_argument("--format", choices=FORMATS, required=True,
+                        help="mtail: a program counting matching lines; prometheus-rules: alerts on its counters; grep: a grep -E -f file")
+    export.add_argument("--out", type=Path, help="file to write (default: standard output)")
+    export.add_argument("--content", type=Path, help="content folder (default: ./content, else the one this tool was installed from)")
+    export.add_argument("--base-url", help="where the site is published, for the alerts' links (default: base_url in content/site.yaml)")
     return parser
 
 
@@ -242,7 +249,7 @@ def _build_site(content: Path, out: Path, options: dict[str, str], search: bool,
                                           lambda done, total: report("rendering", done, total))
     api = render_api(catalog, [p.path for p in pages if p.listed])
     scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-    files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **scripts})
+    files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **export_files(catalog), **scripts})
     # The search index covers entry pages only: keep it when the same entry pages were all reused.
     indexed = {p.path for p in pages if p.path.startswith("failures/")}
     same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
@@ -344,6 +351,18 @@ def _diagnose(args: argparse.Namespace) -> int:
     return 0 if result.candidates else 1
 
 
+def _export(args: argparse.Namespace) -> int:
+    catalog = load_catalog(_content_for_diagnosis(args.content))
+    catalog.site = _site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
+    text = export(catalog, args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def _content_for_diagnosis(given: Path | None) -> Path:
     """Return the content folder to diagnose with: the one given, ./content, or the one installed beside this package."""
     if given is not None:
@@ -373,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     commands = {"check": _check, "build": _build, "diagnose": _diagnose, "ledger": _ledger, "verify-repro": _verify_repro,
-                "new": _new, "schema": _schema, "serve": _serve}
+                "new": _new, "schema": _schema, "serve": _serve, "export": _export}
     try:
         return commands[args.command](args)
     except ContentError as exc:

@@ -82,7 +82,6 @@ class Candidate:
     evidence: list[Evidence]
     explanation: str
     lines: int  # distinct log lines that matched any of the entry's signatures
-    role_lines: dict[str, int]  # distinct lines that matched its root, and its collateral, signatures
     ranks: list[str]
     basis: str  # the evidence behind the score: role-explained/first-specific/generic-contested/alone
 
@@ -122,6 +121,9 @@ class Diagnosis:
     routine: list[Routine] = field(default_factory=list)
     notable: list[Notable] = field(default_factory=list)
     matched_lines: int = 0  # distinct log lines that matched any signature
+    # every entry with a matching line: distinct lines by the role of the signature that matched:
+    # root, routine (a root signature a healthy run prints a few times) or collateral
+    lines_by_entry: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class _Hits:
     evidence: list[Evidence] = field(default_factory=list)
     count: int = 0  # signature matches, for ranking
     lines: int = 0
-    role_lines: dict[str, int] = field(default_factory=lambda: {"root": 0, "collateral": 0})
+    role_lines: dict[str, int] = field(default_factory=dict)
     ranks: set[str] = field(default_factory=set)
     root: Evidence | None = None
     root_order: int = 0
@@ -305,8 +307,10 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
         h = state.hits.setdefault(sig.slug, _Hits(first=state.order))
         h.count += 1
         h.lines += (sig.slug, "") not in state.counted
-        h.role_lines[sig.role] += (sig.slug, sig.role) not in state.counted
-        state.counted |= {(sig.slug, ""), (sig.slug, sig.role)}
+        role = "routine" if sig.routine and sig.role == "root" else sig.role
+        if (sig.slug, role) not in state.counted:
+            h.role_lines[role] = h.role_lines.get(role, 0) + 1
+        state.counted |= {(sig.slug, ""), (sig.slug, role)}
         h.unowned += not owned
         if rank is not None:
             h.ranks.add(rank)
@@ -374,7 +378,8 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
-    return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines)
+    return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines,
+                     {s: dict(sorted(h.role_lines.items())) for s, h in sorted(state.hits.items()) if h.lines})
 
 
 def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:
@@ -419,7 +424,7 @@ def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: 
                          "specific" if (h.root_specificity if h.root else max(len(e.signature) for e in h.evidence)) >= SPECIFIC else "generic",
                          "contested" if contested else "alone"))
     return Candidate(slug, _id(index, slug), _title(index, slug), _CONFIDENCE[features], role, list(h.evidence),
-                     _explain(index, slug, h, hits, roots, cross_summary), h.lines, dict(h.role_lines),
+                     _explain(index, slug, h, hits, roots, cross_summary), h.lines,
                      sorted(h.ranks, key=int), features)
 
 

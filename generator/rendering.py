@@ -22,6 +22,8 @@ from pygments.util import ClassNotFound
 
 from .api import signature_data
 from .catalog import TAXONOMIES, Catalog, system_slug
+from .export import FILES as EXPORT_FILES
+from .export import METRIC, alerted
 from .graph import Graph, Layout, neighbourhood, ring_map
 from .loading import LoadedEntry
 from .schema import SiteConfig
@@ -293,6 +295,7 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
             yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
     yield page("search/index.html", "search.html")
     yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
+    yield page("alerts/index.html", "alerts.html", files=EXPORT_FILES, metric=METRIC, alerted=alerted(catalog), entries=len(catalog.entries))
     yield page("404.html", "404.html", listed=False)
     for alias, slug in sorted(catalog.aliases.items()):
         yield page(f"failures/{alias}/index.html", "redirect.html", listed=False, target=slug, reason=f"This entry moved: {alias} is now {slug}.")

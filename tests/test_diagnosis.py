@@ -100,7 +100,7 @@ def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) ->
     chunks = [line[i:i + (1 << 20)] for i in range(0, len(line), 1 << 20)]
     [candidate] = [c for c in scan(index, [("-", chunks)]).candidates if c.slug == "oom"]
     # 2000 matches on line 1, read in bounded windows, still count as one line
-    assert candidate.lines == 2 and candidate.role_lines == {"root": 2, "collateral": 0}
+    assert candidate.lines == 2
     assert candidate.evidence[0].line == 1 and len(candidate.evidence[0].text) < 3000
 
 
@@ -192,9 +192,9 @@ def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, ca
     assert main(["diagnose", "--json", "a.log"]) == 0
     result = json.loads(capsys.readouterr().out)
     first = result["candidates"][0]
-    assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis", "matched_lines", "role_lines"} <= set(first)
-    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "cross_rank"} == set(result)
-    assert (result["matched_lines"], first["matched_lines"], first["role_lines"]) == (2, 1, {"root": 1, "collateral": 0})
+    assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis", "matched_lines"} <= set(first)
+    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "lines_by_entry", "cross_rank"} == set(result)
+    assert (result["matched_lines"], first["matched_lines"], result["lines_by_entry"]["oom"]) == (2, 1, {"root": 1})
     assert (first["slug"], first["evidence"][0]["line"]) == ("oom", 1)
     assert main(["diagnose", "clean.log"]) == 1
     assert capsys.readouterr().out == "No entry's error signature matched this log.\n"

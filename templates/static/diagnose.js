@@ -183,7 +183,7 @@
     for (const text of keyedPieces(state, line, lineNo)) scanPiece(state, source, text, lineNo);
   }
 
-  const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: { root: 0, collateral: 0 }, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
+  const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     routineLines: 0, routineLimit: 0, unowned: 0 });
 
   function scanPiece(state, source, text, lineNo) {
@@ -213,8 +213,9 @@
       const h = state.hits.get(sig.slug);
       h.count += 1;
       if (!state.counted.has(sig.slug)) h.lines += 1;
-      if (!state.counted.has(`${sig.slug} ${sig.role}`)) h.roleLines[sig.role] += 1;
-      state.counted.add(sig.slug).add(`${sig.slug} ${sig.role}`);
+      const role = sig.routine && sig.role === "root" ? "routine" : sig.role;
+      if (!state.counted.has(`${sig.slug} ${role}`)) h.roleLines[role] = (h.roleLines[role] || 0) + 1;
+      state.counted.add(sig.slug).add(`${sig.slug} ${role}`);
       if (!owned) h.unowned += 1;
       if (rank !== null) h.ranks.add(rank);
       if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
@@ -273,7 +274,18 @@
     const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
       .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
-    return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines, cross_rank: cross };
+    return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines,
+      lines_by_entry: linesByEntry(state), cross_rank: cross };
+  }
+
+  function linesByEntry(state) {
+    const sorted = (keys) => [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out = {};
+    for (const slug of sorted(state.hits.keys())) {
+      const h = state.hits.get(slug);
+      if (h.lines) out[slug] = Object.fromEntries(sorted(Object.keys(h.roleLines)).map((r) => [r, h.roleLines[r]]));
+    }
+    return out;
   }
 
   function crossRankEvidence(state, cross, hits) {
@@ -294,7 +306,7 @@
     const spec = h.root !== null ? h.rootSpec : Math.max(...h.evidence.map((e) => e.signature.length));
     const basis = [role, weak.has(slug) ? "explained" : "first", spec >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
     return { slug, id: entry(slug).id, title: entry(slug).title, score: R.confidence[basis], role, evidence: h.evidence,
-      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.lines, role_lines: { ...h.roleLines }, ranks: [...h.ranks].sort(byInt), basis };
+      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.lines, ranks: [...h.ranks].sort(byInt), basis };
   }
 
   function explain(slug, h, hits, roots, crossSummary) {

@@ -1,0 +1,161 @@
+"""The signature exports, run by the real tools on the real logs: grep, mtail scraped over
+loopback, and promtool checking and unit-testing the alerting rules."""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import CATEGORIES, entry_yaml, write_tree
+
+from generator.api import signature_data
+from generator.catalog import Catalog
+from generator.cli import load_catalog, main
+from generator.diagnosis import SignatureIndex, scan
+from generator.export import METRIC, grep_patterns, mtail_program, prometheus_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = sorted((ROOT / "tests" / "data" / "logs").glob("*/*.log"))
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(ROOT / "content")
+
+
+@pytest.fixture(scope="module")
+def index(catalog: Catalog) -> SignatureIndex:
+    return SignatureIndex(signature_data(catalog))
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (.ci/run installs Debian's mtail and prometheus)")
+    return found
+
+
+def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
+    patterns = tmp_path / "ml-failures.grep"
+    patterns.write_text(grep_patterns(catalog), encoding="utf-8")
+    wrong, total = [], 0
+    for log in LOGS:
+        expected = scan(index, [(log.name, [log.read_bytes()])]).matched_lines
+        run = subprocess.run(["grep", "-a", "-c", "-E", "-f", str(patterns), str(log)], capture_output=True, text=True,
+                             env={**os.environ, "LC_ALL": "C"}, check=False)
+        assert run.returncode in (0, 1), run.stderr
+        total += expected
+        if int(run.stdout) != expected:
+            wrong.append(f"{log.name}: grep {run.stdout.strip()}, diagnose {expected}")
+    assert not wrong and len(LOGS) >= 200 and total >= 400, wrong
+
+
+def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
+    mtail = _tool("mtail")
+    (tmp_path / "progs").mkdir()
+    (tmp_path / "progs" / "ml-failures.mtail").write_text(mtail_program(catalog), encoding="utf-8")
+    log = tmp_path / "train.log"
+    log.write_bytes(b"")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([mtail, "--progs", str(tmp_path / "progs"), "--logs", str(log), "--address", "127.0.0.1",
+                               "--port", str(port), "--emit_prog_label=false", "--logtostderr"],
+                              stdout=subprocess.DEVNULL, stderr=(tmp_path / "mtail.err").open("w"))
+    try:
+        metrics = _scrape(port, lambda text: "mtail_log_lines_total" in text or "# TYPE" in text)
+        expected: collections.Counter[tuple[str, str]] = collections.Counter()
+        lines = 0
+        with log.open("ab") as out:  # every real log, written as a training job would write it
+            for path in LOGS:
+                data = path.read_bytes()
+                data += b"" if data.endswith(b"\n") else b"\n"
+                lines += data.count(b"\n")
+                for slug, roles in scan(index, [(path.name, [data])]).lines_by_entry.items():
+                    expected.update({(slug, role): count for role, count in roles.items()})
+                out.write(data)
+        metrics = _scrape(port, lambda text: _lines_read(text) >= lines)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert "compile failed" not in (tmp_path / "mtail.err").read_text(), (tmp_path / "mtail.err").read_text()[-2000:]
+    counted = {(slug, role): int(n) for role, slug, n in
+               re.findall(METRIC + r'\{entry="[^"]+",role="([^"]+)",slug="([^"]+)"\} (\d+)', metrics)}
+    assert counted == dict(expected)
+    assert len(counted) >= 60 and sum(counted.values()) >= 800
+
+
+def _lines_read(metrics: str) -> int:
+    found = re.search(r"mtail_log_lines_total\{[^}]*\} (\d+)", metrics)
+    return int(found.group(1)) if found else 0
+
+
+def _scrape(port: int, done: object, timeout: float = 60.0) -> str:
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        try:
+            text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+            if done(text):  # type: ignore[operator]
+                return text
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"mtail did not get there in {timeout} s; last scrape:\n{text[-2000:]}")
+
+
+def test_promtool_accepts_the_rules(catalog: Catalog, tmp_path: Path) -> None:
+    promtool = _tool("promtool")
+    rules = tmp_path / "ml-failures.rules.yml"
+    rules.write_text(prometheus_rules(catalog), encoding="utf-8")
+    run = subprocess.run([promtool, "check", "rules", str(rules)], capture_output=True, text=True, check=False)
+    count = len(yaml.safe_load(rules.read_text())["groups"][0]["rules"])
+    assert run.returncode == 0 and f"SUCCESS: {count} rules found" in run.stdout, run.stdout + run.stderr
+    assert count >= 60
+
+
+# A title with a line break and template markup, a fix with stray template braces, a root signature.
+HOSTILE = entry_yaml("MTF-0001", '"Evil {{ $value }} title\\n/.*/ {"').replace(
+    "fix: Find the missing rank.", 'fix: "Close it }} then {{ template \\"x\\" }}"').replace("role: collateral", "role: root")
+
+
+def test_an_alert_fires_from_the_first_line_and_content_never_runs_as_a_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    promtool, mtail = _tool("promtool"), _tool("mtail")
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path / "content", {"categories.yaml": CATEGORIES, "failures/evil.yaml": HOSTILE, "ledger.yaml": "MTF-0001: [evil]\n"})
+    assert main(["export", "--format", "prometheus-rules", "--content", "content", "--out", "rules.yml"]) == 0
+    [rule] = yaml.safe_load((tmp_path / "rules.yml").read_text())["groups"][0]["rules"]
+    series = f'{METRIC}{{entry="MTF-0001",slug="evil",role="root",instance="node-1"}}'
+    tests = {"rule_files": ["rules.yml"], "evaluation_interval": "1m", "tests": [{
+        "interval": "1m",
+        "input_series": [{"series": series, "values": "_ _ 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"}],
+        "alert_rule_test": [
+            {"eval_time": "1m", "alertname": rule["alert"], "exp_alerts": []},
+            {"eval_time": "3m", "alertname": rule["alert"], "exp_alerts": [{
+                "exp_labels": {**rule["labels"], "entry": "MTF-0001", "role": "root", "instance": "node-1"},
+                "exp_annotations": {
+                    "summary": 'Evil {{ $value }} title\n/.*/ { (MTF-0001) on node-1',
+                    "description": rule["annotations"]["description"].replace('{{ "{{" }}', "{{").replace('{{ "}}" }}', "}}"),
+                    "runbook_url": "https://example.org/failures/evil/"}}]},
+            {"eval_time": "15m", "alertname": rule["alert"], "exp_alerts": []},
+        ]}]}
+    assert 'Close it }} then {{ template "x" }}' in tests["tests"][0]["alert_rule_test"][1]["exp_alerts"][0]["exp_annotations"]["description"]
+    (tmp_path / "tests.yml").write_text(yaml.safe_dump(tests, sort_keys=False), encoding="utf-8")
+    run = subprocess.run([promtool, "test", "rules", "tests.yml"], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    # The title's line break stays inside a comment: the program compiles and counts one line.
+    (tmp_path / "progs").mkdir()
+    assert main(["export", "--format", "mtail", "--content", "content", "--out", "progs/evil.mtail"]) == 0
+    (tmp_path / "train.log").write_text("x\n[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)\n/.*/ {\n")
+    run = subprocess.run([mtail, "--progs", "progs", "--logs", "train.log", "--one_shot", "--one_shot_format", "prometheus",
+                          "--emit_prog_label=false", "--logtostderr"], capture_output=True, text=True, timeout=60, check=False)
+    assert f'{METRIC}{{entry="MTF-0001",role="root",slug="evil"}} 1' in run.stdout, run.stdout + run.stderr
