@@ -1,5 +1,6 @@
 """Time `encyclopedia diagnose` on a large synthetic log against `grep -E -f` over the same patterns,
-and the in-browser diagnosis of a 50 MB log in headless Chromium.
+the in-browser diagnosis of a 50 MB log in headless Chromium, and the time from opening
+/diagnose/ to the first result of a sample log.
 
     python benchmarks/diagnose.py [--gigabytes 1] [--runs 3] [--browser-mb 50]
 
@@ -18,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,6 +99,31 @@ def browser_time(site: Path, megabytes: int, one_line: str | None = None) -> flo
         server.shutdown()
 
 
+def sample_time(site: Path, runs: int) -> list[float]:
+    """Return, per run, seconds from opening /diagnose/ in a new page to the first answer for its first sample log."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser import ARGS, CHROMIUM, serve
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(site)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            seconds = []
+            for _ in range(runs):
+                page = browser.new_page()
+                start = time.perf_counter()
+                page.goto(base + "diagnose/")
+                page.click("button[data-sample]")
+                page.wait_for_selector(".candidates li")
+                seconds.append(time.perf_counter() - start)
+                page.close()
+            browser.close()
+            return seconds
+    finally:
+        server.shutdown()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gigabytes", type=float, default=1.0)
@@ -138,6 +165,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, "-m", "generator", "build", "--no-search", "--content", str(ROOT / "content"),
                             "--out", str(Path(tmp) / "site")], check=True, stdout=subprocess.DEVNULL)
+            opened = sample_time(Path(tmp) / "site", max(args.runs, 5))
+            print(f"browser: /diagnose/ opened to a sample log's first answer: median {statistics.median(opened):.2f} s "
+                  f"over {len(opened)} runs (min {min(opened):.2f}, max {max(opened):.2f})")
             print(f"browser: {args.browser_mb} MB diagnosed in {browser_time(Path(tmp) / 'site', args.browser_mb):.2f} s (headless Chromium)")
             if args.one_line_mb:
                 seconds = browser_time(Path(tmp) / "site", args.one_line_mb, key)

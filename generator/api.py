@@ -111,7 +111,7 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
     return {
         "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
                            "severity": item.entry.severity, "caused_by": _causes(catalog, slug),
-                           "look_for": [s.key for s in item.entry.signatures if s.role == "root"][:2],
+                           "look_for": list(dict.fromkeys(s.key for s in item.entry.signatures if s.role == "root"))[:2],
                            "quick": {k: _plain(v) for k, v in item.entry.quick_answer.model_dump().items()}}
                     for slug, item in sorted(catalog.entries.items())},
         "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import ContentError, Problem, Waiting
 from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path
-from .schema import Category, Ledger, RelationType, ReproRecord, SiteConfig
+from .schema import Category, Ledger, RelationType, ReproRecord, SampleLog, SiteConfig
 
 INVERSE: dict[str, RelationType] = {
     "causes": "caused-by",
@@ -69,6 +69,7 @@ class Catalog:
     ids: dict[str, str] = field(default_factory=dict)  # every published ID -> live slug
     reproduced: dict[str, ReproRecord] = field(default_factory=dict)
     repro_scripts: dict[str, Path] = field(default_factory=dict)
+    samples: list[tuple[SampleLog, str]] = field(default_factory=list)  # sample logs for /diagnose/, with their text
     links: dict[str, list[Link]] = field(default_factory=dict)
     taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -119,6 +120,7 @@ def build_catalog(content: Content) -> Catalog:
         if categories and item.entry.category not in categories:
             problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
     catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs}, content.site, content.ledger)
+    catalog.samples = content.samples
     waits = _Waits(content.unreadable)
     problems += _check_reproductions(catalog, content, waits)
     problems += _resolve_aliases(catalog)

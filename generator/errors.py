@@ -99,6 +99,10 @@ RULES: dict[str, Rule] = {
              "match the entry's signatures.",
              "Name the script content/repro/<slug>.py after an existing entry; let verify-repro write "
              "content/repro/reproduced.yaml instead of editing it by hand."),
+        Rule("E054", "bad-sample-log", "A sample log on /diagnose/ is a real log a reader can load with "
+             "one click; it must be there, small and readable.",
+             "Put the log beside content/samples/samples.yaml, as UTF-8 text of at most 64 KiB, and "
+             "name it in the `file` field."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

@@ -203,7 +203,7 @@ def _quantifier(low: int, high: int) -> str:
 
 
 def _class(items: list[tuple[Any, Any]], ere: bool) -> str:
-    negate = items[0][0] == C.NEGATE
+    negate: bool = items[0][0] == C.NEGATE
     items = items[1:] if negate else items
     if not ere:
         if len(items) == 1 and items[0][0] == C.CATEGORY and not negate:

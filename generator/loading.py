@@ -32,6 +32,8 @@ from .schema import (
     Hub,
     Ledger,
     Reproduced,
+    SampleLog,
+    SampleLogs,
     SiteConfig,
 )
 from .signatures import check_signature
@@ -105,6 +107,7 @@ class Content:
     reproduced: Reproduced = field(default_factory=lambda: Reproduced({}))
     reproduced_source: SourceMap | None = None
     repro_scripts: dict[str, Path] = field(default_factory=dict)
+    samples: list[tuple[SampleLog, str]] = field(default_factory=list)  # with each log's text
     entries: list[LoadedEntry] = field(default_factory=list)
     hubs: list[LoadedHub] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # slug -> path of an entry file that failed to load
@@ -152,6 +155,11 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
         if loaded_record:
             content.reproduced, content.reproduced_source = loaded_record
     content.repro_scripts = {p.stem: p for p in sorted((content_dir / "repro").glob("*.py"))}
+    samples_path = content_dir / "samples" / "samples.yaml"
+    if samples_path.exists():
+        loaded_samples = _load_model(samples_path, root, base, SampleLogs, content.problems)
+        if loaded_samples:
+            content.samples = _read_samples(samples_path.parent, root, *loaded_samples, content.problems)
     for path in _yaml_files(content_dir / "failures", base, content.problems):
         loaded_entry = _load_model(path, root, base, Entry, content.problems)
         if loaded_entry is None:
@@ -167,6 +175,29 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
         if loaded_hub:
             content.hubs.append(LoadedHub(loaded_hub[1].path, path.stem, loaded_hub[1], loaded_hub[0]))
     return content
+
+
+SAMPLE_LIMIT = 64 * 1024
+
+
+def _read_samples(folder: Path, root: Path, samples: SampleLogs, source: SourceMap,
+                  problems: list[Problem]) -> list[tuple[SampleLog, str]]:
+    """Return each sample log with its text; a missing, outside, large or non-UTF-8 one is a problem at its `file`."""
+    read = []
+    for i, sample in enumerate(samples.samples):
+        path = folder / sample.file
+        if path.is_symlink() or not path.resolve().is_relative_to(root) or not path.is_file():
+            reason = "is not a regular file inside the content folder (expected a log beside samples.yaml)"
+        elif path.stat().st_size > SAMPLE_LIMIT:
+            reason = f"is {path.stat().st_size:,} bytes (expected at most {SAMPLE_LIMIT:,})"
+        else:
+            try:
+                read.append((sample, path.read_bytes().decode("utf-8")))
+                continue
+            except UnicodeDecodeError:
+                reason = "is not UTF-8 text (expected a log as text)"
+        problems.append(source.problem(("samples", i, "file"), "E054", f"{sample.file!r} {reason}"))
+    return read
 
 
 def display_path(path: Path, base: Path | None = None) -> str:

@@ -294,7 +294,8 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
         if members:
             yield page(f"graph/{slug}/index.html", "graph.html", layout=ring_map(catalog, graph, members), category=slug, slugs=members)
     yield page("search/index.html", "search.html")
-    yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")))
+    yield page("diagnose/index.html", "diagnose.html", signature_data=Markup(_signature_json(catalog, "../")),
+               samples=[sample for sample, _text in catalog.samples], sample_logs=Markup(_script_json([text for _s, text in catalog.samples])))
     yield page("alerts/index.html", "alerts.html", files=EXPORT_FILES, metric=METRIC, alerted=alerted(catalog), entries=len(catalog.entries))
     yield page("404.html", "404.html", listed=False)
     for alias, slug in sorted(catalog.aliases.items()):
@@ -305,8 +306,11 @@ def _plan(catalog: Catalog, graph: Graph, templates: Path) -> Iterator[PlannedPa
 
 def _signature_json(catalog: Catalog, base: str) -> str:
     """Return the signatures and entry facts the in-browser diagnosis needs, safe inside <script>."""
-    data = {**signature_data(catalog), "base": base}
-    # "<" escaped so that no content can close the <script> element it is embedded in.
+    return _script_json({**signature_data(catalog), "base": base})
+
+
+def _script_json(data: object) -> str:
+    """Return data as JSON to embed in a <script> element: "<" is escaped, so no content can close it."""
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
 
 

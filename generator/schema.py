@@ -191,6 +191,19 @@ class SiteConfig(_Model):
     repo_branch: Annotated[str, StringConstraints(pattern=BRANCH_PATTERN, max_length=200)] = "main"
 
 
+class SampleLog(_Model):
+    file: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*\.log$", max_length=120)]
+    title: Line
+    source: HttpsUrl
+    shows: Text
+
+
+class SampleLogs(_Model):
+    """content/samples/samples.yaml: real logs /diagnose/ offers to a reader with none to hand."""
+
+    samples: Annotated[list[SampleLog], Field(min_length=1, max_length=6)]
+
+
 class Ledger(RootModel[dict[EntryId, list[Slug]]]):
     """content/ledger.yaml: every ID ever published, with every slug it was published under."""
 

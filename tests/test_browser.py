@@ -27,11 +27,36 @@ def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
     page.click("#diagnose-form button")
     first = page.locator(".candidates li").first
     assert first.locator("a").first.inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
-    assert first.locator("a", has_text="The fix").get_attribute("href") == "../failures/cuda-out-of-memory/#fix"
+    assert first.get_by_role("link", name="The fix", exact=True).get_attribute("href") == "../failures/cuda-out-of-memory/#fix"
     first.locator("a").first.click()
     assert page.url == site + "failures/cuda-out-of-memory/"
     assert errors.errors == []
 
+
+
+def test_sample_logs_load_with_one_click_and_show_what_they_promise(browser, site: str) -> None:
+    page = browser.new_page()
+    errors = PageErrors(page)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site + "diagnose/")
+    samples = page.locator("button[data-sample]")
+    assert samples.count() == 3
+    samples.nth(0).click()  # root vs collateral: the OOM first, the NCCL error as its consequence
+    answers = page.locator(".candidates > li")
+    assert answers.nth(0).locator("a").first.inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
+    assert answers.nth(0).locator("a", has_text="Verify the fix").get_attribute("href") == "../failures/cuda-out-of-memory/#verify"
+    assert "is downstream of CUDA out of memory" in answers.nth(1).inner_text()
+    assert page.input_value("#log-text").startswith(Path(ROOT / "content/samples/nccl-cuda-failure-oom-open-sora.log").read_text()[:40])
+    samples.nth(1).click()  # across ranks
+    assert "Rank 2 timed out in SeqNum 808 ALLREDUCE" in page.locator(".cross-rank").inner_text()
+    samples.nth(2).click()  # nothing matches: the lines that look like the failure instead
+    result = page.locator("#diagnosis-result")
+    assert "No entry's error signature matched this log." in result.inner_text()
+    assert "ImportError: cannot import name 'Trainer'" in result.inner_text()
+    assert page.locator(".samples a").nth(0).get_attribute("href") == "https://github.com/PKU-YuanGroup/Open-Sora-Plan/issues/386"
+    assert all(url.startswith(site) for url in requests), requests
+    assert errors.errors == []
 
 
 @pytest.mark.parametrize(("query", "expected"), [

@@ -63,6 +63,21 @@ def test_a_symlink_out_of_content_is_refused(content: Path, tmp_path: Path, caps
     assert "content/hubs/link.yaml:1:1: refers to /etc/hostname, outside the content folder" in err
 
 
+def test_a_sample_log_that_links_out_or_is_binary_is_refused_and_nothing_is_published(content: Path, tmp_path: Path,
+                                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(content / "samples", {"samples.yaml": """\
+        samples:
+          - {file: secret.log, title: T, source: "https://example.org/a", shows: S}
+          - {file: binary.log, title: T, source: "https://example.org/b", shows: S}
+        """, "binary.log": b"\xff\xfe\x00 not text"})
+    (content / "samples/secret.log").symlink_to("/etc/hostname")
+    assert main(["build", "--no-search", "--out", "site"]) == 1
+    err = capsys.readouterr().err
+    assert "content/samples/samples.yaml:2:12: samples[0].file: 'secret.log' is not a regular file inside the content folder" in err
+    assert "content/samples/samples.yaml:3:12: samples[1].file: 'binary.log' is not UTF-8 text" in err
+    assert not (tmp_path / "site").exists()
+
+
 def test_a_bom_is_accepted(content: Path) -> None:
     path = content / "failures/first-failure.yaml"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())

@@ -487,6 +487,16 @@
   fileInput.addEventListener("change", () => {
     if (fileInput.files.length) run([{ name: fileInput.files[0].name, chunks: fileChunks(fileInput.files[0]) }]);
   });
+  const samples = document.getElementById("sample-logs");
+  if (samples) {
+    const logs = JSON.parse(samples.textContent);
+    for (const button of document.querySelectorAll("button[data-sample]")) {
+      button.addEventListener("click", () => {
+        textarea.value = logs[Number(button.dataset.sample)];
+        run([{ name: button.dataset.file, chunks: [textarea.value] }]);
+      });
+    }
+  }
   const handoff = sessionStorage.getItem("diagnose-log");
   if (handoff) { sessionStorage.removeItem("diagnose-log"); textarea.value = handoff; run(pasted(handoff)); }
   document.getElementById("diagnose-js-note").hidden = true;
