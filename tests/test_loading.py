@@ -80,8 +80,8 @@ BAD = "content/failures/bad.yaml"
             id="bad-regex",
         ),
         pytest.param(
-            BASE.replace("role: collateral", 'role: collateral\n    regex: "SeqNum=[a-z]+"'),
-            f"{BAD}:20:9: signatures[0].examples[0]: is not matched by the regex 'SeqNum=[a-z]+' [E031 example-mismatch]",
+            BASE.replace("role: collateral", 'role: collateral\n    regex: "Watchdog caught collective operation timeout: [a-z]+"'),
+            f"{BAD}:20:9: signatures[0].examples[0]: is not matched by the regex 'Watchdog caught collective operation timeout: [a-z]+' [E031 example-mismatch]",
             id="example-not-matched",
         ),
         pytest.param(
