@@ -58,7 +58,7 @@ def test_markdown_drops_unsafe_links_and_keeps_safe_ones() -> None:
 def test_site_has_listings_taxonomies_and_404(content: Path) -> None:
     pages = _pages(content)
     assert sorted(pages) == [
-        "404.html", "categories/distributed-training/index.html", "categories/index.html", "categories/memory/index.html",
+        "404.html", "alerts/index.html", "categories/distributed-training/index.html", "categories/index.html", "categories/memory/index.html",
         "diagnose/index.html", "failure-modes/hang/index.html", "failure-modes/index.html",
         "failures/first-failure/index.html", "failures/index.html", "failures/second-failure/index.html",
         "graph/distributed-training/index.html", "graph/index.html", "graph/memory/index.html", "hubs/index.html", "id/MTF-0001/index.html", "id/MTF-0002/index.html", "index.html",
