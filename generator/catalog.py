@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import ContentError, Problem, Waiting
 from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path
-from .schema import Category, Ledger, RelationType, ReproRecord, SampleLog, SiteConfig
+from .schema import REPRO, Category, Ledger, RelationType, ReproRecord, SampleLog, SiteConfig
 
 INVERSE: dict[str, RelationType] = {
     "causes": "caused-by",
@@ -145,6 +145,12 @@ def _check_reproductions(catalog: Catalog, content: Content, waits: _Waits) -> l
             assert content.reproduced_source is not None
             problems.append(content.reproduced_source.problem((slug,), "E053", f"{slug!r} has no entry or no content/repro/{slug}.py (expected a reproduced entry)", key=True))
     catalog.repro_scripts = {s: p for s, p in content.repro_scripts.items() if s in catalog.entries}
+    for slug, item in sorted(catalog.entries.items()):
+        for i, sig in enumerate(item.entry.signatures):
+            for j, seen in enumerate(sig.seen_in):
+                if seen == REPRO and slug not in catalog.repro_scripts:
+                    problems.append(item.source.problem(("signatures", i, "seen_in", j), "E053",
+                                                        f"says repro, but there is no content/repro/{slug}.py (expected the script that printed it)"))
     return problems
 
 

@@ -103,6 +103,15 @@ RULES: dict[str, Rule] = {
              "one click; it must be there, small and readable.",
              "Put the log beside content/samples/samples.yaml, as UTF-8 text of at most 64 KiB, and "
              "name it in the `file` field."),
+        Rule("E035", "seen-in-mismatch", "Each example line says where it was seen, so that a reader can "
+             "check it against the real log.",
+             "Give `seen_in` one item per example, in the same order: the public thread's URL, or `repro` "
+             "for a line printed by content/repro/<slug>.py."),
+        Rule("E041", "missing-provenance", "In a reviewed entry, every signature names the file that prints "
+             "its message, at a release tag or commit, and every example where it was seen, so that each "
+             "quoted string can be checked in one click (a warning; an error under --strict).",
+             "Add `source: {repo: owner/name, ref: <tag or commit>, path: <file>}` and `seen_in:` with one "
+             "thread URL (or `repro`) per example."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

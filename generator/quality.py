@@ -35,6 +35,13 @@ def check_quality(catalog: Catalog) -> list[Problem]:
                 problems.append(item.source.problem((name,), "E040", f"has {len(getattr(entry, name))} (expected at least {least} {what} in a reviewed entry)", key=True))
         if len(catalog.links.get(slug, [])) < MIN_RELATIONS:
             problems.append(item.source.problem(("related",), "E040", f"has {len(catalog.links.get(slug, []))} typed relations counting inverses (expected at least {MIN_RELATIONS})", key=True))
+        for i, sig in enumerate(entry.signatures):
+            if sig.source is None:
+                problems.append(item.source.problem(("signatures", i, "key"), "E041", "has no source (expected the file that prints it: "
+                                                    "source: {repo, ref, path} at a release tag or commit)", key=True))
+            if not sig.seen_in:
+                problems.append(item.source.problem(("signatures", i, "examples"), "E041", "say nowhere where they were seen "
+                                                    "(expected seen_in: a thread URL or repro per example)", key=True))
         if entry.faq and not any(_SCALING.search(f.question) for f in entry.faq):
             problems.append(item.source.problem(("faq",), "E040", "no question on scaling (expected one FAQ on how the failure changes from 1 to 1000 GPUs)", key=True))
     problems += _overlaps(catalog)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from .export import FILES as EXPORT_FILES
 from .export import METRIC, alerted
 from .graph import Graph, Layout, neighbourhood, ring_map
 from .loading import LoadedEntry
-from .schema import SiteConfig
+from .schema import SiteConfig, SourceRef
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 RELATION_LABELS = {
@@ -172,7 +173,23 @@ def _environment(templates: Path) -> jinja2.Environment:
     env.filters["md"] = render_markdown
     env.filters["md_inline"] = render_inline
     env.filters["highlight"] = lambda code, lang: Markup(_highlight(code, lang))
+    env.filters["source_url"] = source_url
+    env.filters["seen_label"] = seen_label
     return env
+
+
+def source_url(source: SourceRef) -> str:
+    """Return the address of the file that prints a signature, at its tag or commit."""
+    return f"https://github.com/{source.repo}/blob/{quote(source.ref)}/{quote(source.path)}"
+
+
+_GITHUB_THREAD = re.compile(r"^https://github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)")
+
+
+def seen_label(url: str) -> str:
+    """Return a short label for where an example was seen: owner/name#123, or the site's host."""
+    thread = _GITHUB_THREAD.match(url)
+    return f"{thread.group(1)}#{thread.group(2)}" if thread else urlsplit(url).hostname or url
 
 
 def _relative(from_path: str) -> Callable[[str], str]:

@@ -14,6 +14,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, St
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ID_PATTERN = r"^MTF-[0-9]{4,6}$"
 BRANCH_PATTERN = r"^[A-Za-z0-9._][A-Za-z0-9._/-]*$"
+REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+# A commit, or a release tag: tags name a version, so they hold a digit; branches such as main do not.
+REF_PATTERN = r"^(?:[0-9a-f]{7,40}|[A-Za-z0-9._+-]*[0-9][A-Za-z0-9._+-]*)$"
+PATH_PATTERN = r"^[A-Za-z0-9_.+-][A-Za-z0-9_.+/-]*$"
+REPRO = "repro"  # in seen_in: the example was printed by the entry's reproduction script
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=80)]
 EntryId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
@@ -84,6 +89,20 @@ class Reference(_Model):
     kind: ReferenceKind
 
 
+def _no_parent_segment(path: str) -> str:
+    if ".." in path.split("/"):
+        raise ValueError("must not contain '..' (expected a file path inside the repository)")
+    return path
+
+
+class SourceRef(_Model):
+    """Where a message is printed: a file of a public GitHub repository at a release tag or commit."""
+
+    repo: Annotated[str, StringConstraints(pattern=REPO_PATTERN, max_length=140)]
+    ref: Annotated[str, StringConstraints(pattern=REF_PATTERN, max_length=100)]
+    path: Annotated[str, StringConstraints(pattern=PATH_PATTERN, max_length=300), AfterValidator(_no_parent_segment)]
+
+
 class Signature(_Model):
     """An error signature: how a log line points at this entry."""
 
@@ -94,7 +113,10 @@ class Signature(_Model):
     # A healthy run may print up to this many such lines (a recompile warning, an early
     # loss-scale overflow); diagnosis reports that many or fewer as routine, not as a failure.
     routine: Annotated[int, Field(ge=0, le=1000)] = 0
+    source: SourceRef | None = None
     examples: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]], Field(min_length=1)]
+    # Where each example was seen, in order: a public thread, or "repro" (content/repro/<slug>.py).
+    seen_in: list[HttpsUrl | Literal["repro"]] = Field(default_factory=list)
 
 
 class Relation(_Model):

@@ -35,6 +35,9 @@ def check_signature(signature: Signature) -> list[tuple[tuple[str | int, ...], s
             message = f"does not contain the key {signature.key!r} as text every match includes (expected the key in the regex)"
             return [(("regex",), "E034", message)]
     problems: list[tuple[tuple[str | int, ...], str, str]] = []
+    if signature.seen_in and len(signature.seen_in) != len(signature.examples):
+        counts = f"has {len(signature.seen_in)} items for {len(signature.examples)} examples"
+        problems.append((("seen_in",), "E035", f"{counts} (expected where each example was seen, in the same order)"))
     for i, example in enumerate(signature.examples):
         if signature.key not in example:
             problems.append((("examples", i), "E031", f"does not contain the key {signature.key!r} (expected the key as a literal substring)"))

@@ -47,6 +47,8 @@ TRIGGERS: dict[str, dict[str, str | bytes]] = {
     "E033": {"failures/third.yaml": _sig("boom", "boom boom", "(boom )+(b+)+")},
     "E034": {"failures/third.yaml": _sig("boom", "boom 42", "(?:boom)? \\d+")},
     "E054": {"samples/samples.yaml": "samples:\n  - {file: gone.log, title: T, source: 'https://example.org/x', shows: S}\n"},
+    "E035": {"failures/third.yaml": _sig("boom", "boom") + "    seen_in: ['https://example.org/a', 'https://example.org/b']\n"},
+    "E041": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: draft", "status: reviewed")},
     "E040": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: draft", "status: reviewed")},
     "E050": {"failures/third.yaml": E("MTF-0003", "Third") + "aliases: [first-failure]\n"},
     "E051": {"ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\nMTF-0009: [deleted]\n"},
