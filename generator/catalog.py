@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import ContentError, Problem, Waiting
@@ -104,6 +104,14 @@ class _Waits:
         slugs = sorted({slug for slug, _ in self.counts}, key=lambda slug: self.unreadable[slug])
         return [Waiting(self.unreadable[slug], tuple((kind, self.counts[slug, kind]) for kind in self.KINDS if self.counts[slug, kind]))
                 for slug in slugs]
+
+
+def without_drafts(content: Content) -> Content:
+    """Return the content as published: draft entries left out, and references to them (relations,
+    hub rows, ledger lines) set aside as references to entries not there yet."""
+    drafts = {item.slug: item.path for item in content.entries if item.entry.status == "draft"}
+    return replace(content, entries=[item for item in content.entries if item.slug not in drafts],
+                   unreadable={**content.unreadable, **drafts})
 
 
 def build_catalog(content: Content) -> Catalog:

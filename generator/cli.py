@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from .answers import diagnosis_json, format_diagnosis
 from .api import entry_schema_json, render_api, signature_data
-from .catalog import Catalog, build_catalog
+from .catalog import Catalog, build_catalog, without_drafts
 from .diagnosis import SignatureIndex, scan
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
 from .export import FORMATS, export, export_files
@@ -60,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     build.add_argument("--quiet", action="store_true", help="no progress report")
     build.add_argument("--clean", action="store_true", help="render every page, ignoring the incremental cache")
+    build.add_argument("--drafts", action="store_true", help="also publish draft entries (left out of the site, search, API, feed and sitemap by default)")
     build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
     build.add_argument("--repo-url", help="the repository on GitHub, e.g. https://github.com/owner/name, for the edit and report links (default: repo_url in content/site.yaml)")
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: ./site)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-search", action="store_true", help="skip the Pagefind search index (faster rebuilds)")
+    serve.add_argument("--no-drafts", action="store_true", help="leave draft entries out, as the published site does (default: show them with a banner)")
     ledger = sub.add_parser("ledger", help="record every live ID and slug in content/ledger.yaml (append-only)")
     ledger.add_argument("--content", type=Path, default=Path("content"), help="content folder (default: ./content)")
     verify = sub.add_parser("verify-repro", help="run the reproduction scripts and record which really reproduce their entry")
@@ -92,11 +94,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_catalog(content_dir: Path) -> Catalog:
-    """Return the validated catalog of a content folder (raises ContentError)."""
+def load_catalog(content_dir: Path, drafts: bool = True) -> Catalog:
+    """Return the validated catalog of a content folder, its draft entries left out unless
+    drafts=True; every entry is checked either way (raises ContentError)."""
     if not content_dir.is_dir():
         raise GeneratorError(f"{content_dir}: no such content folder")
-    return build_catalog(load_content(content_dir))
+    content = load_content(content_dir)
+    catalog = build_catalog(content)
+    return catalog if drafts else build_catalog(without_drafts(content))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -185,7 +190,7 @@ def _schema(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     options = {"base_url": args.base_url, "repo_url": args.repo_url, "repo_branch": args.repo_branch}
     built = _build_site(args.content, args.out, {k: v for k, v in options.items() if v is not None}, not args.no_search,
-                        args.jobs, args.clean, Progress(enabled=not args.quiet and sys.stderr.isatty()))
+                        args.jobs, args.clean, Progress(enabled=not args.quiet and sys.stderr.isatty()), drafts=args.drafts)
     print(f"built {built} into {args.out}/ (open {args.out / 'index.html'})" if built else f"{args.out}/ is up to date")
     return 0
 
@@ -198,7 +203,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     def build() -> str:
-        return _build_site(args.content, args.out, {}, not args.no_search, os.cpu_count() or 1)
+        return _build_site(args.content, args.out, {}, not args.no_search, os.cpu_count() or 1, drafts=not args.no_drafts)
 
     serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
@@ -222,9 +227,10 @@ class Progress:
 
 
 def _build_site(content: Path, out: Path, options: dict[str, str], search: bool, jobs: int, clean: bool = False,
-                progress: Progress | None = None) -> str:
+                progress: Progress | None = None, drafts: bool = False) -> str:
     """Check, render and write the site; return what was built, or "" when it was up to date.
 
+    Every entry is checked; draft entries are published only with drafts=True.
     options override content/site.yaml (base_url, repo_url, repo_branch). The cache beside
     the output lets a rebuild skip everything when no input changed, and re-render only
     the pages whose inputs changed otherwise (raises ContentError).
@@ -232,12 +238,12 @@ def _build_site(content: Path, out: Path, options: dict[str, str], search: bool,
     cache_path = out.parent / f".{out.name}.cache"
     cache = PageCache() if clean else PageCache.load(cache_path)
     code = files_digest([TEMPLATES, Path(__file__).parent], "")
-    inputs = files_digest([content], f"{code}:{sorted(options.items())}:{search}")
+    inputs = files_digest([content], f"{code}:{sorted(options.items())}:{search}:{drafts}")
     if cache.inputs == inputs and (out / MARKER).is_file():
         return ""
     report = progress or Progress(enabled=False)
     report("loading and checking the content")
-    catalog = load_catalog(content)
+    catalog = load_catalog(content, drafts)
     catalog.site = _site_with(catalog.site, options)
     report("building the related-failure graph")
     graph = build_graph(catalog)
@@ -344,7 +350,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     for name in args.logs:
         if name != "-" and not Path(name).is_file():
             raise GeneratorError(f"{name}: no such log file")
-    payload = _signature_payload(args.signatures) if args.signatures else signature_data(load_catalog(_content_for_diagnosis(args.content)))
+    payload = _signature_payload(args.signatures) if args.signatures else signature_data(load_catalog(_content_for_diagnosis(args.content), drafts=False))
     result = scan(SignatureIndex(payload), ((name, _chunks(name)) for name in args.logs))
     search = str(payload.get("site_url", "")) + "search/?q="
     print(json.dumps(diagnosis_json(result), indent=2) if args.json else format_diagnosis(result, args.top, search))
@@ -352,7 +358,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    catalog = load_catalog(_content_for_diagnosis(args.content))
+    catalog = load_catalog(_content_for_diagnosis(args.content), drafts=False)
     catalog.site = _site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
     text = export(catalog, args.format)
     if args.out is None:

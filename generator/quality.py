@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from .catalog import Catalog
@@ -19,6 +20,7 @@ MINIMUMS = {
     "signatures": (1, "error signature"),
 }
 MIN_RELATIONS = 2
+_TODO = re.compile(r"\bTODO\b")
 _SCALING = re.compile(r"\b1\s*(to|→|->)\s*1,?000\b|\b1,?000 GPUs\b|\bscal", re.IGNORECASE)
 
 
@@ -42,6 +44,8 @@ def check_quality(catalog: Catalog) -> list[Problem]:
             if not sig.seen_in:
                 problems.append(item.source.problem(("signatures", i, "examples"), "E041", "say nowhere where they were seen "
                                                     "(expected seen_in: a thread URL or repro per example)", key=True))
+        for loc in _placeholders(entry.model_dump()):
+            problems.append(item.source.problem(loc, "E040", "still holds a TODO placeholder (expected the text written out)"))
         if entry.faq and not any(_SCALING.search(f.question) for f in entry.faq):
             problems.append(item.source.problem(("faq",), "E040", "no question on scaling (expected one FAQ on how the failure changes from 1 to 1000 GPUs)", key=True))
     problems += _overlaps(catalog)
@@ -49,6 +53,19 @@ def check_quality(catalog: Catalog) -> list[Problem]:
         if slug not in catalog.ledger.root.get(item.entry.id, []):
             problems.append(item.source.problem(("id",), "E052", f"{item.entry.id} {slug} is not recorded in content/ledger.yaml (run `encyclopedia ledger`)"))
     return [replace(p, warning=True) for p in problems]
+
+
+def _placeholders(value: object, loc: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    """Yield the location of every text that still says TODO, as `encyclopedia new` left it."""
+    if isinstance(value, str):
+        if _TODO.search(value):
+            yield loc
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _placeholders(item, (*loc, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _placeholders(item, (*loc, i))
 
 
 def _overlaps(catalog: Catalog) -> list[Problem]:

@@ -21,7 +21,8 @@ categories:
 REPOSITORY = "https://github.com/example/encyclopedia"
 
 
-def entry_yaml(id: str = "MTF-0001", title: str = "Sample failure", related: str = "", extra: str = "", category: str = "distributed-training") -> str:
+def entry_yaml(id: str = "MTF-0001", title: str = "Sample failure", related: str = "", extra: str = "", category: str = "distributed-training",
+               status: str = "reviewed") -> str:
     """Return the text of a small valid entry; `related` and `extra` are appended YAML."""
     text = f"""\
 id: {id}
@@ -30,7 +31,7 @@ category: {category}
 severity: high
 failure_mode: hang
 tags: [nccl, timeout]
-status: draft
+status: {status}
 last_reviewed: 2026-01-31
 summary: What this failure is.
 quick_answer:

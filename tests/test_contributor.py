@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_new_writes_a_draft_that_passes_strict_check(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for path in (content / "failures").glob("*.yaml"):  # drafts too, so that only the new one is judged
+        path.write_text(path.read_text().replace("status: reviewed", "status: draft"))
     assert main(["new", "NCCL: P2P transport disabled by mistake!", "--category", "memory"]) == 0
     path = content / "failures/nccl-p2p-transport-disabled-by-mistake.yaml"
     text = path.read_text()
@@ -35,6 +37,34 @@ def test_new_writes_a_draft_that_passes_strict_check(content: Path, capsys: pyte
     assert main(["new", "NCCL: P2P transport disabled by mistake!"]) == 2  # refuses to overwrite
     assert "already exists" in capsys.readouterr().err
     assert path.read_text() == text
+
+
+def test_drafts_stay_out_of_the_published_site_and_show_a_banner_with_drafts(content: Path, tmp_path: Path) -> None:
+    ledger = (content / "ledger.yaml").read_text()
+    write_tree(content, {"failures/third-draft.yaml": entry_yaml("MTF-0003", "Third draft", status="draft"),
+                         "ledger.yaml": ledger + "MTF-0003: [third-draft]\n"})
+    first = content / "failures/first-failure.yaml"
+    first.write_text(first.read_text() + "  - slug: third-draft\n    type: see-also\n")  # a reviewed entry relates to it
+    assert main(["build", "--no-search", "--out", "site"]) == 0
+    site = tmp_path / "site"
+    assert not (site / "failures/third-draft").exists() and not (site / "id/MTF-0003").exists()
+    for published in ["api/index.json", "api/signatures.json", "api/ml-failures.mtail", "sitemap.xml", "feed.xml",
+                      "failures/index.html", "failures/first-failure/index.html", "graph/index.html", "tags/nccl/index.html"]:
+        assert "third-draft" not in (site / published).read_text(), published
+    assert main(["build", "--no-search", "--drafts", "--out", "drafts"]) == 0
+    assert 'class="draft-banner"' in (tmp_path / "drafts/failures/third-draft/index.html").read_text()
+    assert 'class="draft-banner"' not in (tmp_path / "drafts/failures/first-failure/index.html").read_text()
+    assert "failures/third-draft/" in (tmp_path / "drafts/failures/first-failure/index.html").read_text()
+
+
+def test_a_reviewed_entry_with_a_leftover_todo_fails_strict(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "Half written"]) == 0
+    path = content / "failures/half-written.yaml"
+    path.write_text(path.read_text().replace("status: draft", "status: reviewed"))
+    assert main(["check", "--strict"]) == 1
+    err = capsys.readouterr().err
+    assert "summary: still holds a TODO placeholder (expected the text written out) [E040 quality-minimum]" in err
+    assert "quick_answer.symptom: still holds a TODO placeholder" in err
 
 
 def test_new_never_reuses_an_id_from_the_ledger(content: Path) -> None:

@@ -65,7 +65,7 @@ BAD = "content/failures/bad.yaml"
             id="missing-in-list-item",
         ),
         pytest.param(
-            BASE.replace("status: draft", "status: draft\nstatus: reviewed"),
+            BASE.replace("status: reviewed", "status: reviewed\nstatus: draft"),
             f"{BAD}:8:1: status: duplicate key (first defined at line 7; expected each key once) [E002 duplicate-key]",
             id="duplicate-key",
         ),
@@ -126,7 +126,7 @@ def test_bad_entry_gives_exact_message(tmp_path: Path, text: str | bytes, expect
 
 
 def test_every_problem_is_reported_in_one_run(tmp_path: Path) -> None:
-    bad = BASE.replace("severity: high", "severity: urgent").replace("status: draft", "status: done")
+    bad = BASE.replace("severity: high", "severity: urgent").replace("status: reviewed", "status: done")
     problems = _problems(tmp_path, {"failures/a.yaml": bad, "failures/b.yaml": "x: [\n"})
     assert [p.split(": ")[0] for p in problems] == [
         "content/failures/a.yaml:4:11", "content/failures/a.yaml:7:9", "content/failures/b.yaml:2:1"]

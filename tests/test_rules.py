@@ -22,7 +22,7 @@ def _sig(key: str, example: str, regex: str = "") -> str:
 
 TRIGGERS: dict[str, dict[str, str | bytes]] = {
     "E001": {"failures/third.yaml": "id: [\n"},
-    "E002": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: draft", "status: draft\nstatus: draft")},
+    "E002": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: reviewed", "status: reviewed\nstatus: reviewed")},
     "E003": {"failures/third.yaml": "a: &x [1]\nb: *x\n"},
     "E004": {"failures/third.yaml": b"title: caf\xe9\n"},
     "E005": {"failures/third.yaml": E("MTF-0003", "Third") + "#" + "x" * 1_000_001 + "\n"},
@@ -48,8 +48,8 @@ TRIGGERS: dict[str, dict[str, str | bytes]] = {
     "E034": {"failures/third.yaml": _sig("boom", "boom 42", "(?:boom)? \\d+")},
     "E054": {"samples/samples.yaml": "samples:\n  - {file: gone.log, title: T, source: 'https://example.org/x', shows: S}\n"},
     "E035": {"failures/third.yaml": _sig("boom", "boom") + "    seen_in: ['https://example.org/a', 'https://example.org/b']\n"},
-    "E041": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: draft", "status: reviewed")},
-    "E040": {"failures/third.yaml": E("MTF-0003", "Third").replace("status: draft", "status: reviewed")},
+    "E041": {"failures/third.yaml": E("MTF-0003", "Third")},
+    "E040": {"failures/third.yaml": E("MTF-0003", "Third")},
     "E050": {"failures/third.yaml": E("MTF-0003", "Third") + "aliases: [first-failure]\n"},
     "E051": {"ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\nMTF-0009: [deleted]\n"},
     "E052": {"failures/third.yaml": E("MTF-0003", "Third")},
