@@ -50,6 +50,11 @@ signatures:
     return text + textwrap.dedent(extra)
 
 
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Return every file under root by its relative path, with its bytes: a site to compare byte for byte."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Write {relative path: text} under root (text is dedented) and return root."""
     for rel, content in files.items():
@@ -73,6 +78,17 @@ def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "ledger.yaml": "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\n",
     })
     return tmp_path / "content"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that drive Chromium as `browser`, and those that need the whole shipped site
+    built as `slow`, so that `pytest -m "not browser and not slow"` runs the rest in about a minute."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if "built_site" in fixtures:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
     ["benchmarks/graph.py", "--entries", "50", "--runs", "1"],
     ["benchmarks/diagnose.py", "--gigabytes", "0.002", "--runs", "1", "--browser-mb", "0", "--one-line-mb", "2"],
 ])
+@pytest.mark.slow
 def test_benchmark_script_runs(script: list[str]) -> None:
     run = subprocess.run([sys.executable, *script], cwd=ROOT, capture_output=True, text=True, check=False,
                          env={"PYTHONPATH": str(ROOT), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"})

@@ -49,6 +49,7 @@ def test_missing_content_folder_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err == f"error: {tmp_path / 'nope'}: no such content folder\n"
 
 
+@pytest.mark.slow
 def test_one_unclosed_bracket_is_one_error_and_one_line_for_the_references_waiting(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")

@@ -17,6 +17,7 @@ def test_shipped_content_passes_strict_check(monkeypatch: pytest.MonkeyPatch, ca
     assert capsys.readouterr().out.startswith("ok: ")
 
 
+@pytest.mark.slow
 def test_shipped_content_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     assert main(["build", "--out", str(tmp_path / "site")]) == 0

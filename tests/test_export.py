@@ -47,6 +47,7 @@ def _tool(name: str) -> str:
     return found
 
 
+@pytest.mark.slow
 def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
     patterns = tmp_path / "ml-failures.grep"
     patterns.write_text(grep_patterns(catalog), encoding="utf-8")
@@ -62,6 +63,7 @@ def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index
     assert not wrong and len(LOGS) >= 200 and total >= 400, wrong
 
 
+@pytest.mark.slow
 def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
     mtail = _tool("mtail")
     (tmp_path / "progs").mkdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser import PageErrors, serve
-from conftest import write_tree
+from conftest import read_tree, write_tree
 from htmlparse import ParsedPage
 
 from generator.cli import main
@@ -24,20 +24,16 @@ REJECTED = {
 }
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_rejected_with_a_position_and_the_old_site_survives(name: str, content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["build", "--no-search", "--out", "site"]) == 0
-    before = _tree(tmp_path / "site")
+    before = read_tree(tmp_path / "site")
     shutil.copy(HOSTILE / name, content / "failures/hostile.yaml")
     start = time.monotonic()
     assert main(["build", "--no-search", "--out", "site"]) == 1
     assert time.monotonic() - start < 5
     assert REJECTED[name] in capsys.readouterr().err
-    assert _tree(tmp_path / "site") == before
+    assert read_tree(tmp_path / "site") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]
 
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import read_tree
 
 from generator import cli
 from generator.cli import main
@@ -15,17 +16,13 @@ from generator.rendering import TEMPLATES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def _same_as_clean(work: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["build", "--no-search", "--content", str(work / "content"), "--out", str(work / "site")]) == 0
     said = capsys.readouterr().out
     shutil.rmtree(work / "clean", ignore_errors=True)
     assert main(["build", "--no-search", "--clean", "--content", str(work / "content"), "--out", str(work / "clean")]) == 0
     capsys.readouterr()
-    assert _tree(work / "site") == _tree(work / "clean")
+    assert read_tree(work / "site") == read_tree(work / "clean")
     return said
 
 
@@ -35,6 +32,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+@pytest.mark.slow
 def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(TEMPLATES, tmp_path / "templates")

@@ -8,25 +8,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from conftest import read_tree
 from corpus import write_corpus
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
+@pytest.mark.slow
 def test_parallel_build_is_byte_identical_to_serial(tmp_path: Path) -> None:
     write_corpus(150, tmp_path / "content")  # ~400 pages: above the threshold for worker processes
     for jobs, out in [("1", "serial"), ("2", "parallel")]:
         subprocess.run([sys.executable, "-m", "generator", "build", "--no-search", "--clean", "--jobs", jobs, "--out", out],
                        cwd=tmp_path, check=True, capture_output=True)
-    serial, parallel = _tree(tmp_path / "serial"), _tree(tmp_path / "parallel")
+    serial, parallel = read_tree(tmp_path / "serial"), read_tree(tmp_path / "parallel")
     assert len(serial) > 400 and serial == parallel
 
 
+@pytest.mark.slow
 def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     write_corpus(400, tmp_path / "content")
     build = [sys.executable, "-m", "generator", "build", "--no-search", "--clean", "--jobs", "1", "--out", "site"]

@@ -33,6 +33,7 @@ def _serious_violations(page: object) -> list[str]:
             if v["impact"] in ("serious", "critical")]
 
 
+@pytest.mark.slow
 def test_nu_html_checker_reports_no_errors(built_site: Path) -> None:
     if not VNU.is_file():
         if os.environ.get("CI"):

@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
-from conftest import CATEGORIES, write_tree
+from conftest import CATEGORIES, read_tree, write_tree
 from htmlparse import ParsedPage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,10 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
+@pytest.mark.slow
 def test_build_does_not_depend_on_file_order_or_hash_seed(tmp_path: Path) -> None:
     files = sorted((ROOT / "content").rglob("*"))
     for name, order, seed in [("a", files, "0"), ("b", list(reversed(files)), "4242")]:
@@ -44,7 +42,7 @@ def test_build_does_not_depend_on_file_order_or_hash_seed(tmp_path: Path) -> Non
                 shutil.copy(path, target)
         subprocess.run([sys.executable, "-m", "generator", "build", "--out", "site"], cwd=tmp_path / name, check=True,
                        capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
-    same = _tree(tmp_path / "a/site") == _tree(tmp_path / "b/site")  # outside the assert: pytest's diff of two sites takes minutes
+    same = read_tree(tmp_path / "a/site") == read_tree(tmp_path / "b/site")  # outside the assert: pytest's diff of two sites takes minutes
     assert same, "two builds of the same content differ"
 
 
@@ -53,13 +51,14 @@ def _staged_files(tmp_path: Path) -> int:
     return sum(len(files) for staging in tmp_path.glob(".site.new-*") for _, _, files in os.walk(staging))
 
 
+@pytest.mark.slow
 def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None:
     from corpus import write_corpus
 
     write_corpus(400, tmp_path / "content")
     build = [sys.executable, "-m", "generator", "build", "--no-search", "--out", "site"]
     subprocess.run(build, cwd=tmp_path, check=True, capture_output=True)
-    before = _tree(tmp_path / "site")
+    before = read_tree(tmp_path / "site")
     (tmp_path / "content/failures/synthetic-failure-00000.yaml").write_text(
         (tmp_path / "content/failures/synthetic-failure-00000.yaml").read_text().replace("Synthetic failure 0:", "Changed failure 0:"))
     moments = {  # when to kill a clean (full) rebuild: while loading, before writing, halfway through writing
@@ -76,7 +75,7 @@ def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert interrupted, f"the build finished before it could be killed while {moment}"
-        unchanged = _tree(tmp_path / "site") == before  # compared outside the assert: pytest's diff of two sites takes minutes
+        unchanged = read_tree(tmp_path / "site") == before  # compared outside the assert: pytest's diff of two sites takes minutes
         assert unchanged, f"killing the build while {moment} changed the previous site"
     subprocess.run(build, cwd=tmp_path, check=True, capture_output=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]  # leftovers cleaned

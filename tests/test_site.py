@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_tree
+from conftest import read_tree, write_tree
 
 from generator.cli import main
 from generator.errors import GeneratorError
@@ -16,25 +16,21 @@ from generator.rendering import Page
 from generator.site import MARKER, collect_files, write_site
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_two_builds_are_byte_identical_across_hash_seeds(content: Path, tmp_path: Path) -> None:
     for seed, out in [("1", "a"), ("2", "b")]:
         env = {**os.environ, "PYTHONHASHSEED": seed}
         subprocess.run([sys.executable, "-m", "generator", "build", "--out", out], cwd=tmp_path, env=env, check=True, capture_output=True)
-    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
-    built = _tree(tmp_path / "a")
+    assert read_tree(tmp_path / "a") == read_tree(tmp_path / "b")
+    built = read_tree(tmp_path / "a")
     assert {"index.html", "failures/first-failure/index.html", "api/index.json", "pagefind/pagefind.js"} <= set(built)
 
 
 def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Path) -> None:
     assert main(["build", "--out", "site"]) == 0
-    before = _tree(tmp_path / "site")
+    before = read_tree(tmp_path / "site")
     write_tree(content, {"failures/broken.yaml": "id: [\n"})
     assert main(["build", "--out", "site"]) == 1
-    assert _tree(tmp_path / "site") == before
+    assert read_tree(tmp_path / "site") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]
 
 
