@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.cli import load_catalog
+from generator.build import load_catalog
 
 NOISE = [
     "[rank{r}]:[2026-03-0{d} 12:{m:02d}:{s:02d},{ms:03d}] INFO trainer.py:{n}: step {n} loss {f:.4f} lr {f2:.2e} grad_norm {f:.3f} tokens/s {n}",

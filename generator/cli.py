@@ -7,35 +7,20 @@ import datetime
 import json
 import os
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from .answers import diagnosis_json, format_diagnosis
-from .api import entry_schema_json, render_api, signature_data
-from .catalog import Catalog, build_catalog, without_drafts
+from .api import entry_schema_json, signature_data
+from .build import BuildOptions, BuildResult, Progress, build, load_catalog, site_with
 from .diagnosis import SignatureIndex, scan
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
-from .export import FORMATS, export, export_files
-from .graph import build_graph
-from .incremental import (
-    Digests,
-    PageCache,
-    files_digest,
-    global_digest,
-    render_incrementally,
-    track,
-)
-from .loading import describe_pattern, load_content
+from .export import FORMATS, export
 from .quality import check_quality
-from .rendering import TEMPLATES, plan_site, stylesheet
+from .rendering import TEMPLATES
 from .repro import run_reproduction, torch_version
 from .scaffold import DEFAULT_CATEGORY, draft_entry, next_id, signature_key, slug_from_title
-from .schema import SiteConfig
 from .serve import serve
-from .site import MARKER, collect_files, write_site
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     build.add_argument("--quiet", action="store_true", help="no progress report")
     build.add_argument("--clean", action="store_true", help="render every page, ignoring the incremental cache")
+    build.add_argument("--timings", action="store_true", help="print how long each stage took")
     build.add_argument("--drafts", action="store_true", help="also publish draft entries (left out of the site, search, API, feed and sitemap by default)")
     build.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes that render pages (default: all cores)")
     build.add_argument("--base-url", help="where the site is published, e.g. https://example.org/encyclopedia/ (default: base_url in content/site.yaml)")
@@ -92,16 +78,6 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--content", type=Path, help="content folder (default: ./content, else the one this tool was installed from)")
     export.add_argument("--base-url", help="where the site is published, for the alerts' links (default: base_url in content/site.yaml)")
     return parser
-
-
-def load_catalog(content_dir: Path, drafts: bool = True) -> Catalog:
-    """Return the validated catalog of a content folder, its draft entries left out unless
-    drafts=True; every entry is checked either way (raises ContentError)."""
-    if not content_dir.is_dir():
-        raise GeneratorError(f"{content_dir}: no such content folder")
-    content = load_content(content_dir)
-    catalog = build_catalog(content)
-    return catalog if drafts else build_catalog(without_drafts(content))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -188,10 +164,18 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    options = {"base_url": args.base_url, "repo_url": args.repo_url, "repo_branch": args.repo_branch}
-    built = _build_site(args.content, args.out, {k: v for k, v in options.items() if v is not None}, not args.no_search,
-                        args.jobs, args.clean, Progress(enabled=not args.quiet and sys.stderr.isatty()), drafts=args.drafts)
-    print(f"built {built} into {args.out}/ (open {args.out / 'index.html'})" if built else f"{args.out}/ is up to date")
+    site = {"base_url": args.base_url, "repo_url": args.repo_url, "repo_branch": args.repo_branch}
+    options = BuildOptions(args.content, args.out, {k: v for k, v in site.items() if v is not None}, not args.no_search,
+                           args.jobs, args.clean, args.drafts)
+    result = build(options, Progress(enabled=not args.quiet and sys.stderr.isatty()))
+    if result.up_to_date:
+        print(f"{args.out}/ is up to date")
+    else:
+        print(f"built {result.entries} entries ({result.rendered} of {result.pages} pages rendered) into {args.out}/ "
+              f"(open {args.out / 'index.html'})")
+    if args.timings:
+        for name, seconds in result.timings:
+            print(f"{seconds:8.3f} s  {name}", file=sys.stderr)
     return 0
 
 
@@ -202,83 +186,12 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    def build() -> str:
-        return _build_site(args.content, args.out, {}, not args.no_search, os.cpu_count() or 1, drafts=not args.no_drafts)
+    def rebuild() -> BuildResult:
+        return build(BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1,
+                                  drafts=not args.no_drafts))
 
-    serve(build, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
+    serve(rebuild, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0
-
-
-class Progress:
-    """Stage names and pages rendered, on one terminal line, once a build has run for a second."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled, self.start, self.shown = enabled, time.monotonic(), False
-
-    def __call__(self, stage: str, done: int = 0, total: int = 0) -> None:
-        if self.enabled and time.monotonic() - self.start > 1.0:
-            count = f" {done}/{total} pages" if total else ""
-            print(f"\r{stage}{count}\033[K", end="", file=sys.stderr, flush=True)
-            self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
-def _build_site(content: Path, out: Path, options: dict[str, str], search: bool, jobs: int, clean: bool = False,
-                progress: Progress | None = None, drafts: bool = False) -> str:
-    """Check, render and write the site; return what was built, or "" when it was up to date.
-
-    Every entry is checked; draft entries are published only with drafts=True.
-    options override content/site.yaml (base_url, repo_url, repo_branch). The cache beside
-    the output lets a rebuild skip everything when no input changed, and re-render only
-    the pages whose inputs changed otherwise (raises ContentError).
-    """
-    cache_path = out.parent / f".{out.name}.cache"
-    cache = PageCache() if clean else PageCache.load(cache_path)
-    code = files_digest([TEMPLATES, Path(__file__).parent], "")
-    inputs = files_digest([content], f"{code}:{sorted(options.items())}:{search}:{drafts}")
-    if cache.inputs == inputs and (out / MARKER).is_file():
-        return ""
-    report = progress or Progress(enabled=False)
-    report("loading and checking the content")
-    catalog = load_catalog(content, drafts)
-    catalog.site = _site_with(catalog.site, options)
-    report("building the related-failure graph")
-    graph = build_graph(catalog)
-    track(catalog, graph)
-    plan = plan_site(catalog, graph, TEMPLATES)
-    everywhere = global_digest(code, catalog)
-    report("rendering")
-    pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, jobs,
-                                          lambda done, total: report("rendering", done, total))
-    api = render_api(catalog, [p.path for p in pages if p.listed])
-    scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-    files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **export_files(catalog), **scripts})
-    # The search index covers entry pages only: keep it when the same entry pages were all reused.
-    indexed = {p.path for p in pages if p.path.startswith("failures/")}
-    same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
-    reuse_search = cache.searched and same_entries and all(p.reuse for p in pages if p.path in indexed)
-    report("writing the site" + (" and the search index" if search and not reuse_search else ""))
-    write_site(files, out, search=search, reuse_search=reuse_search)
-    report.finish()
-    renewed.inputs, renewed.searched = inputs, search
-    renewed.save(cache_path)
-    rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
-    return f"{len(catalog.entries)} entries ({rendered} of {len(plan)} pages rendered)"
-
-
-def _site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
-    """Return the site settings with command-line options in place of content/site.yaml's."""
-    try:
-        return SiteConfig.model_validate({**site.model_dump(), **options})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0])
-        pattern = err.get("ctx", {}).get("pattern")
-        why = f"has the wrong format (expected {describe_pattern(pattern)})" if pattern else err["msg"].removeprefix("Value error, ")
-        raise GeneratorError(f"--{name.replace('_', '-')} {options[name]!r}: {why}") from None
 
 
 LEDGER_HEADER = """\
@@ -359,7 +272,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     catalog = load_catalog(_content_for_diagnosis(args.content), drafts=False)
-    catalog.site = _site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
+    catalog.site = site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
     text = export(catalog, args.format)
     if args.out is None:
         sys.stdout.write(text)

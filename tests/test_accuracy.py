@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.api import signature_data
-from generator.cli import load_catalog
+from generator.build import load_catalog
 from generator.diagnosis import SignatureIndex, scan
 from generator.ranks import RULES
 

@@ -18,8 +18,9 @@ import yaml
 from conftest import CATEGORIES, entry_yaml, write_tree
 
 from generator.api import signature_data
+from generator.build import load_catalog
 from generator.catalog import Catalog
-from generator.cli import load_catalog, main
+from generator.cli import main
 from generator.diagnosis import SignatureIndex, scan
 from generator.export import METRIC, grep_patterns, mtail_program, prometheus_rules
 

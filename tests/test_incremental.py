@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import read_tree
 
-from generator import cli
+from generator import build as pipeline
 from generator.cli import main
 from generator.rendering import TEMPLATES
 
@@ -36,7 +36,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(TEMPLATES, tmp_path / "templates")
-    monkeypatch.setattr(cli, "TEMPLATES", tmp_path / "templates")
+    monkeypatch.setattr(pipeline, "TEMPLATES", tmp_path / "templates")
     failures = tmp_path / "content/failures"
     said = _same_as_clean(tmp_path, capsys)
     total = int(re.search(r"of (\d+) pages", said).group(1))  # type: ignore[union-attr]

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from generator.answers import diagnosis_json
 from generator.api import signature_data
-from generator.cli import load_catalog
+from generator.build import load_catalog
 from generator.diagnosis import SignatureIndex, scan
 
 LOGS = ROOT / "tests/data/logs"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.api import signature_data
-from generator.cli import load_catalog
+from generator.build import load_catalog
 from generator.diagnosis import SignatureIndex, scan
 
 ROOT = Path(__file__).resolve().parent.parent

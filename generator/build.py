@@ -1,0 +1,150 @@
+"""The build as named, timed stages: load and validate → catalog → graph → plan → render →
+machine-readable files → write (as MkDocs' build() and Zola's Site::load/Site::build read).
+
+Options are fixed before anything is loaded; the CLI only parses arguments, calls build()
+and maps errors to exit codes.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from .api import render_api
+from .catalog import Catalog, build_catalog, without_drafts
+from .errors import GeneratorError
+from .export import export_files
+from .graph import build_graph
+from .incremental import (
+    Digests,
+    PageCache,
+    files_digest,
+    global_digest,
+    render_incrementally,
+    track,
+)
+from .loading import describe_pattern, load_content
+from .rendering import TEMPLATES, plan_site, stylesheet
+from .schema import SiteConfig
+from .site import MARKER, collect_files, write_site
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    content: Path
+    out: Path
+    site: dict[str, str] = field(default_factory=dict)  # base_url, repo_url, repo_branch in place of content/site.yaml's
+    search: bool = True
+    jobs: int = 1
+    clean: bool = False
+    drafts: bool = False
+
+
+@dataclass
+class BuildResult:
+    entries: int = 0
+    rendered: int = 0
+    pages: int = 0
+    timings: list[tuple[str, float]] = field(default_factory=list)  # (stage, seconds), in order
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.pages == 0
+
+
+class Progress:
+    """Stage names and pages rendered, on one terminal line, once a build has run for a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled, self.start, self.shown = enabled, time.monotonic(), False
+
+    def __call__(self, stage: str, done: int = 0, total: int = 0) -> None:
+        if self.enabled and time.monotonic() - self.start > 1.0:
+            count = f" {done}/{total} pages" if total else ""
+            print(f"\r{stage}{count}\033[K", end="", file=sys.stderr, flush=True)
+            self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+def load_catalog(content_dir: Path, drafts: bool = True) -> Catalog:
+    """Return the validated catalog of a content folder, its draft entries left out unless
+    drafts=True; every entry is checked either way (raises ContentError)."""
+    if not content_dir.is_dir():
+        raise GeneratorError(f"{content_dir}: no such content folder")
+    content = load_content(content_dir)
+    catalog = build_catalog(content)
+    return catalog if drafts else build_catalog(without_drafts(content))
+
+
+def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
+    """Return the site settings with command-line options in place of content/site.yaml's."""
+    try:
+        return SiteConfig.model_validate({**site.model_dump(), **options})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0])
+        pattern = err.get("ctx", {}).get("pattern")
+        why = f"has the wrong format (expected {describe_pattern(pattern)})" if pattern else err["msg"].removeprefix("Value error, ")
+        raise GeneratorError(f"--{name.replace('_', '-')} {options[name]!r}: {why}") from None
+
+
+def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Check, render and write the site; a result with no pages means nothing needed doing.
+
+    The cache beside the output lets a rebuild skip everything when no input changed, and
+    re-render only the pages whose inputs changed otherwise (raises ContentError).
+    """
+    report = progress or Progress(enabled=False)
+    result = BuildResult()
+
+    @contextmanager
+    def stage(name: str) -> Iterator[None]:
+        report(name)
+        start = time.perf_counter()
+        yield
+        result.timings.append((name, time.perf_counter() - start))
+
+    out = options.out
+    cache_path = out.parent / f".{out.name}.cache"
+    cache = PageCache() if options.clean else PageCache.load(cache_path)
+    code = files_digest([TEMPLATES, Path(__file__).parent], "")
+    inputs = files_digest([options.content], f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}")
+    if cache.inputs == inputs and (out / MARKER).is_file():
+        return result
+    with stage("loading and checking the content"):
+        catalog = load_catalog(options.content, options.drafts)
+        catalog.site = site_with(catalog.site, options.site)
+    with stage("building the related-failure graph"):
+        graph = build_graph(catalog)
+    with stage("planning the pages"):
+        track(catalog, graph)
+        plan = plan_site(catalog, graph, TEMPLATES)
+        everywhere = global_digest(code, catalog)
+    with stage("rendering"):
+        pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, options.jobs,
+                                              lambda done, total: report("rendering", done, total))
+    with stage("machine-readable files"):
+        api = render_api(catalog, [p.path for p in pages if p.listed])
+        scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
+        files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **export_files(catalog), **scripts})
+    # The search index covers entry pages only: keep it when the same entry pages were all reused.
+    indexed = {p.path for p in pages if p.path.startswith("failures/")}
+    same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
+    reuse_search = cache.searched and same_entries and all(p.reuse for p in pages if p.path in indexed)
+    with stage("writing the site" + (" and the search index" if options.search and not reuse_search else "")):
+        write_site(files, out, search=options.search, reuse_search=reuse_search)
+    report.finish()
+    renewed.inputs, renewed.searched = inputs, options.search
+    renewed.save(cache_path)
+    result.entries, result.pages = len(catalog.entries), len(plan)
+    result.rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
+    return result
