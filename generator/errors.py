@@ -110,8 +110,9 @@ RULES: dict[str, Rule] = {
         Rule("E041", "missing-provenance", "In a reviewed entry, every signature names the file that prints "
              "its message, at a release tag or commit, and every example where it was seen, so that each "
              "quoted string can be checked in one click (a warning; an error under --strict).",
-             "Add `source: {repo: owner/name, ref: <tag or commit>, path: <file>}` and `seen_in:` with one "
-             "thread URL (or `repro`) per example."),
+             "Add `source: {repo: owner/name, ref: <tag or commit>, path: <file>}` (or, for a message only "
+             "closed software prints, `closed_source: <program>`) and `seen_in:` with one thread URL (or "
+             "`repro`) per example."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
              "Add the missing rows, steps, examples, FAQ answers, references or relations."),

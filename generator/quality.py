@@ -38,9 +38,9 @@ def check_quality(catalog: Catalog) -> list[Problem]:
         if len(catalog.links.get(slug, [])) < MIN_RELATIONS:
             problems.append(item.source.problem(("related",), "E040", f"has {len(catalog.links.get(slug, []))} typed relations counting inverses (expected at least {MIN_RELATIONS})", key=True))
         for i, sig in enumerate(entry.signatures):
-            if sig.source is None:
-                problems.append(item.source.problem(("signatures", i, "key"), "E041", "has no source (expected the file that prints it: "
-                                                    "source: {repo, ref, path} at a release tag or commit)", key=True))
+            if sig.source is None and sig.closed_source is None:
+                problems.append(item.source.problem(("signatures", i, "key"), "E041", "has no source (expected the file that prints it: source: "
+                                                    "{repo, ref, path} at a release tag or commit, or closed_source: the program)", key=True))
             if not sig.seen_in:
                 problems.append(item.source.problem(("signatures", i, "examples"), "E041", "say nowhere where they were seen "
                                                     "(expected seen_in: a thread URL or repro per example)", key=True))

@@ -114,6 +114,8 @@ class Signature(_Model):
     # loss-scale overflow); diagnosis reports that many or fewer as routine, not as a failure.
     routine: Annotated[int, Field(ge=0, le=1000)] = 0
     source: SourceRef | None = None
+    # For a message printed by closed software only (nvidia-smi, the TPU compiler): the program, named.
+    closed_source: Line | None = None
     examples: Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]], Field(min_length=1)]
     # Where each example was seen, in order: a public thread, or "repro" (content/repro/<slug>.py).
     seen_in: list[HttpsUrl | Literal["repro"]] = Field(default_factory=list)
