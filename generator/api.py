@@ -112,7 +112,7 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
         "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
                            "severity": item.entry.severity, "caused_by": _causes(catalog, slug),
                            "look_for": list(dict.fromkeys(s.key for s in item.entry.signatures if s.role == "root"))[:2],
-                           "quick": {k: _plain(v) for k, v in item.entry.quick_answer.model_dump().items()}}
+                           "quick": {k: plain_text(v) for k, v in item.entry.quick_answer.model_dump().items()}}
                     for slug, item in sorted(catalog.entries.items())},
         "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine}
                        for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
@@ -124,7 +124,7 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
     }
 
 
-def _plain(markdown: str) -> str:
+def plain_text(markdown: str) -> str:
     """Return short Markdown as plain text for the page's cards (code and emphasis marks dropped)."""
     return re.sub(r"`+|\*\*", "", markdown)
 

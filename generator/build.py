@@ -82,7 +82,10 @@ def load_catalog(content_dir: Path, drafts: bool = True) -> Catalog:
         raise GeneratorError(f"{content_dir}: no such content folder")
     content = load_content(content_dir)
     catalog = build_catalog(content)
-    return catalog if drafts else build_catalog(without_drafts(content))
+    published = without_drafts(content)
+    if drafts or len(published.entries) == len(content.entries):
+        return catalog
+    return build_catalog(published)
 
 
 def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:

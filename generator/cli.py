@@ -263,7 +263,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     for name in args.logs:
         if name != "-" and not Path(name).is_file():
             raise GeneratorError(f"{name}: no such log file")
-    payload = _signature_payload(args.signatures) if args.signatures else signature_data(load_catalog(_content_for_diagnosis(args.content), drafts=False))
+    payload = _signature_payload(args.signatures) if args.signatures else signature_data(load_catalog(_content_folder(args.content), drafts=False))
     result = scan(SignatureIndex(payload), ((name, _chunks(name)) for name in args.logs))
     search = str(payload.get("site_url", "")) + "search/?q="
     print(json.dumps(diagnosis_json(result), indent=2) if args.json else format_diagnosis(result, args.top, search))
@@ -271,7 +271,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    catalog = load_catalog(_content_for_diagnosis(args.content), drafts=False)
+    catalog = load_catalog(_content_folder(args.content), drafts=False)
     catalog.site = site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
     text = export(catalog, args.format)
     if args.out is None:
@@ -282,8 +282,8 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _content_for_diagnosis(given: Path | None) -> Path:
-    """Return the content folder to diagnose with: the one given, ./content, or the one installed beside this package."""
+def _content_folder(given: Path | None) -> Path:
+    """Return the content folder to read (diagnose, export): the one given, ./content, or the one installed beside this package."""
     if given is not None:
         return given
     for candidate in (Path("content"), Path(__file__).resolve().parent.parent / "content"):

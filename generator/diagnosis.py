@@ -37,7 +37,7 @@ from .ranks import (
     read_report,
     world_size,
 )
-from .signatures import compile_regex
+from .signatures import compile_regex, line_role
 
 MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
 MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]
@@ -134,6 +134,7 @@ class _Sig:
     role: str
     routine: int
     specificity: int
+    counts_as: str  # what a matching line counts as in lines_by_entry: root, routine or collateral
 
 
 @dataclass
@@ -160,8 +161,9 @@ class SignatureIndex:
         self.by_key: dict[str, list[_Sig]] = {}
         for raw in payload["signatures"]:  # type: ignore[attr-defined]
             regex = compile_regex(raw["regex"]) if raw.get("regex") else None
-            sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], int(raw.get("routine") or 0),
-                       len(raw["key"]) + (20 if regex else 0))
+            routine = int(raw.get("routine") or 0)
+            sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], routine, len(raw["key"]) + (20 if regex else 0),
+                       line_role(raw["role"], routine))
             self.by_key.setdefault(sig.key, []).append(sig)
         self.keys = list(self.by_key)
         # Which keys a line holds, found in one pass (overlapping: keys may contain each other).
@@ -307,10 +309,9 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
         h = state.hits.setdefault(sig.slug, _Hits(first=state.order))
         h.count += 1
         h.lines += (sig.slug, "") not in state.counted
-        role = "routine" if sig.routine and sig.role == "root" else sig.role
-        if (sig.slug, role) not in state.counted:
-            h.role_lines[role] = h.role_lines.get(role, 0) + 1
-        state.counted |= {(sig.slug, ""), (sig.slug, role)}
+        if (sig.slug, sig.counts_as) not in state.counted:
+            h.role_lines[sig.counts_as] = h.role_lines.get(sig.counts_as, 0) + 1
+        state.counted |= {(sig.slug, ""), (sig.slug, sig.counts_as)}
         h.unowned += not owned
         if rank is not None:
             h.ranks.add(rank)

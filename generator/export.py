@@ -16,10 +16,12 @@ from typing import Any
 
 import yaml
 
-from .api import entry_url
+from .api import entry_url, plain_text
 from .catalog import Catalog
 from .errors import GeneratorError
+from .loading import LoadedEntry
 from .schema import Signature
+from .signatures import line_role
 
 METRIC = "ml_failure_signature_lines_total"
 FORMATS = ("mtail", "prometheus-rules", "grep")
@@ -54,12 +56,8 @@ def export_files(catalog: Catalog) -> dict[str, str]:
 
 
 def alerted(catalog: Catalog) -> int:
-    """Return how many entries have an alert: those with a root signature."""
-    return sum(any(s.role == "root" for s in item.entry.signatures) for item in catalog.entries.values())
-
-
-def role_of(signature: Signature) -> str:
-    return "routine" if signature.role == "root" and signature.routine else signature.role
+    """Return how many entries have an alert on their root signatures (routine ones aside)."""
+    return sum(role == "root" for _item, role, _signatures in _groups(catalog))
 
 
 def pattern(signature: Signature, ere: bool) -> str:
@@ -106,8 +104,8 @@ def prometheus_rules(catalog: Catalog) -> str:
             "labels": {"severity": SEVERITY[item.entry.severity], "entry": item.entry.id, "slug": item.slug},
             "annotations": {
                 "summary": _literal_template(f"{item.entry.title} ({item.entry.id})") + " on {{ $labels.instance }}",
-                "description": _literal_template(f"A log line of this failure was {seen}. Symptom: {_plain(quick.symptom)} "
-                                                 f"Root cause: {_plain(quick.root_cause)} Fix: {_plain(quick.fix)}"),
+                "description": _literal_template(f"A log line of this failure was {seen}. Symptom: {plain_text(quick.symptom)} "
+                                                 f"Root cause: {plain_text(quick.root_cause)} Fix: {plain_text(quick.fix)}"),
                 "runbook_url": entry_url(catalog, item.slug),
             },
         })
@@ -127,12 +125,12 @@ def grep_patterns(catalog: Catalog) -> str:
     return "".join(p + "\n" for p in seen)
 
 
-def _groups(catalog: Catalog) -> list[tuple[Any, str, list[Signature]]]:
+def _groups(catalog: Catalog) -> list[tuple[LoadedEntry, str, list[Signature]]]:
     """Return (entry, role, its signatures of that role) in ID order, roles in ROLES order."""
     groups = []
     for item in sorted(catalog.entries.values(), key=lambda item: item.entry.id):
         for role in ROLES:
-            signatures = [s for s in item.entry.signatures if role_of(s) == role]
+            signatures = [s for s in item.entry.signatures if line_role(s.role, s.routine) == role]
             if signatures:
                 groups.append((item, role, signatures))
     return groups
@@ -140,10 +138,6 @@ def _groups(catalog: Catalog) -> list[tuple[Any, str, list[Signature]]]:
 
 def _camel(slug: str) -> str:
     return "".join(part.capitalize() for part in slug.split("-"))
-
-
-def _plain(markdown: str) -> str:
-    return re.sub(r"`+|\*\*", "", markdown)
 
 
 def _literal_template(text: str) -> str:

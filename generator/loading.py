@@ -194,8 +194,8 @@ def _read_samples(folder: Path, root: Path, samples: SampleLogs, source: SourceM
         path = folder / sample.file
         if path.is_symlink() or not path.resolve().is_relative_to(root) or not path.is_file():
             reason = "is not a regular file inside the content folder (expected a log beside samples.yaml)"
-        elif path.stat().st_size > SAMPLE_LIMIT:
-            reason = f"is {path.stat().st_size:,} bytes (expected at most {SAMPLE_LIMIT:,})"
+        elif (size := path.stat().st_size) > SAMPLE_LIMIT:
+            reason = f"is {size:,} bytes (expected at most {SAMPLE_LIMIT:,})"
         else:
             try:
                 read.append((sample, path.read_bytes().decode("utf-8")))

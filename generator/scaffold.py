@@ -73,7 +73,9 @@ prevention: []
 code_examples: []
 
 # Error signatures, exactly as the tool prints them, each proven by real example lines:
-# {key, regex (optional), role: root | collateral, versions (optional), examples: [...]}.
+# {key, regex (optional, containing the key), role: root | collateral, versions (optional),
+#  source: {repo, ref (a release tag or commit), path} of the file that prints it,
+#  examples: [...], seen_in: [the thread URL, or repro, for each example]}.
 # Cite the upstream source or issue thread of every string under references.
 {signatures}
 

@@ -15,6 +15,12 @@ def compile_regex(pattern: str) -> re.Pattern[str]:
     return compile_portable(pattern)
 
 
+def line_role(role: str, routine: int) -> str:
+    """Return what a matching line counts as: `routine` for a root message a healthy run prints up to
+    `routine` times, else the signature's role (root or collateral)."""
+    return "routine" if role == "root" and routine else role
+
+
 def matches(signature: Signature, line: str) -> bool:
     """Return whether a log line matches: the key is in it and, if given, the regex finds it."""
     if signature.key not in line:

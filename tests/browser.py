@@ -61,10 +61,21 @@ def serve(root: Path, prefix: str = "") -> tuple[http.server.ThreadingHTTPServer
 
 
 class PageErrors:
-    """Collects console errors, page errors and dialogs, which hostile content must never cause."""
+    """Collects console errors, page errors and dialogs, which hostile content must never cause,
+    and every address the page requests (tests check that nothing leaves the site)."""
 
     def __init__(self, page: object) -> None:
         self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("request", lambda r: self.requests.append(r.url))  # type: ignore[attr-defined]
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
         page.on("pageerror", lambda e: self.errors.append(str(e)))  # type: ignore[attr-defined]
         page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))  # type: ignore[attr-defined]
+
+
+def open_page(browser: object, url: str, **options: object) -> tuple[object, PageErrors]:
+    """Open url in a new page of the browser (options as for new_page), watching it from the start."""
+    page = browser.new_page(**options)  # type: ignore[attr-defined]
+    errors = PageErrors(page)
+    page.goto(url)  # type: ignore[attr-defined]
+    return page, errors

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from browser import PageErrors, serve
+from browser import PageErrors, open_page, serve
 from conftest import REPOSITORY
 
 from generator.cli import main
@@ -17,9 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(site + "diagnose/")
+    page, errors = open_page(browser, site + "diagnose/")
     log = ("[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total capacity of 79.11 GiB\n"
            "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
            "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.\n")
@@ -35,11 +33,7 @@ def test_diagnose_page_ranks_the_root_cause_first(browser, site: str) -> None:
 
 
 def test_sample_logs_load_with_one_click_and_show_what_they_promise(browser, site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(site + "diagnose/")
+    page, errors = open_page(browser, site + "diagnose/")
     samples = page.locator("button[data-sample]")
     assert samples.count() == 3
     samples.nth(0).click()  # root vs collateral: the OOM first, the NCCL error as its consequence
@@ -55,7 +49,7 @@ def test_sample_logs_load_with_one_click_and_show_what_they_promise(browser, sit
     assert "No entry's error signature matched this log." in result.inner_text()
     assert "ImportError: cannot import name 'Trainer'" in result.inner_text()
     assert page.locator(".samples a").nth(0).get_attribute("href") == "https://github.com/PKU-YuanGroup/Open-Sora-Plan/issues/386"
-    assert all(url.startswith(site) for url in requests), requests
+    assert all(url.startswith(site) for url in errors.requests), errors.requests
     assert errors.errors == []
 
 
@@ -69,9 +63,7 @@ def test_sample_logs_load_with_one_click_and_show_what_they_promise(browser, sit
     ("flight recorder", None),
 ])
 def test_searching_an_error_string_lists_the_right_entry_first(browser, site: str, query: str, expected: str | None) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(site)
+    page, errors = open_page(browser, site)
     page.fill("#site-q", query)
     page.press("#site-q", "Enter")
     page.wait_for_selector("#search-results p.meta")
@@ -92,16 +84,13 @@ def test_search_filters_by_category(browser, site: str) -> None:
 
 
 def test_home_box_sends_a_pasted_log_to_diagnosis_in_the_browser(browser, site: str) -> None:
-    page = browser.new_page()
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(site)
+    page, errors = open_page(browser, site)
     page.fill("#ask-q", "step 1 loss 2.3\nRuntimeError: DataLoader timed out after 3 seconds\n")
     page.click("#ask-form button")
     page.wait_for_selector(".candidates li")
     assert page.url == site + "diagnose/"
     assert page.locator(".candidates li a").first.inner_text() == "DataLoader hang or deadlock (workers stuck, no error)"
-    assert not any("DataLoader" in url or "loss" in url for url in requests)  # the log never left the page
+    assert not any("DataLoader" in url or "loss" in url for url in errors.requests)  # the log never left the page
 
 
 @pytest.mark.parametrize("path", ["id/MTF-0001/", "id/mtf-0001/"])
@@ -190,11 +179,7 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
 
     from generator.scaffold import DEFAULT_CATEGORY, draft_entry
 
-    page = browser.new_page()
-    errors = PageErrors(page)
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(forge_site + "diagnose/")
+    page, errors = open_page(browser, forge_site + "diagnose/")
     line = "[rank1]: RuntimeError: CUDA error: misaligned address"
     page.fill("#log-text", f"step 1 loss 2.0\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n{line}\n")
     page.click("#diagnose-form button")
@@ -213,14 +198,12 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     shutil.copytree(ROOT / "content", content)
     (tmp_path / filename).write_text(text)
     assert main(["check", "--content", str(content)]) == 0
-    assert all(url.startswith(forge_site) for url in requests), "the page sent a request elsewhere"
+    assert all(url.startswith(forge_site) for url in errors.requests), "the page sent a request elsewhere"
     assert errors.errors == []
 
 
 def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(browser, forge_site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(forge_site + "search/?q=" + "ZeroDivisionError: integer division or modulo by zero in collate_fn")
+    page, errors = open_page(browser, forge_site + "search/?q=" + "ZeroDivisionError: integer division or modulo by zero in collate_fn")
     page.click("#search-results .propose a")
     page.wait_for_selector("button.propose")
     assert page.url == forge_site + "diagnose/"
@@ -229,9 +212,7 @@ def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(brow
 
 
 def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(subpath_site + "failures/cuda-out-of-memory/")
+    page, errors = open_page(browser, subpath_site + "failures/cuda-out-of-memory/")
     page.focus("#site-q")
     page.keyboard.insert_text("RuntimeError: CUDA error: misaligned address")  # needs Pagefind, loaded from the sub-path
     page.wait_for_selector("#site-q-listbox [role=option]")

@@ -63,14 +63,12 @@ def test_python_engine_gives_the_stored_vectors() -> None:
 
 @pytest.mark.browser
 def test_the_page_gives_the_same_answers_as_the_cli(browser, built_site: Path) -> None:
-    from browser import PageErrors, serve
+    from browser import open_page, serve
 
     stored = json.loads(VECTORS.read_text(encoding="utf-8"))
     server, base = serve(built_site)
     try:
-        page = browser.new_page()
-        errors = PageErrors(page)
-        page.goto(base + "diagnose/")
+        page, errors = open_page(browser, base + "diagnose/")
         logs = [[p.name, p.read_bytes().decode("utf-8", errors="replace")] for p in _logs()]
         results = page.evaluate("async (logs) => { const out = []; for (const log of logs) out.push(await window.encyclopediaDiagnose([log])); return out; }", logs)
         assert errors.errors == []

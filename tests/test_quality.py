@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser import PageErrors
+from browser import open_page
 from htmlparse import ParsedPage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,9 +79,7 @@ def test_every_page_has_a_strict_content_security_policy(built_site: Path) -> No
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: str) -> None:
-    page = browser.new_page(color_scheme=scheme)
-    errors = PageErrors(page)
-    page.goto(site + PAGES[name])
+    page, errors = open_page(browser, site + PAGES[name], color_scheme=scheme)
     page.wait_for_load_state("networkidle")
     assert _serious_violations(page) == []
     assert errors.errors == []
@@ -90,9 +88,7 @@ def test_axe_finds_no_serious_violations(browser, site: str, name: str, scheme: 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("query", ["Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5", "RuntimeError: CUDA error: misaligned address"])
 def test_axe_finds_no_serious_violations_with_the_search_dropdown_open(browser, site: str, query: str, scheme: str) -> None:
-    page = browser.new_page(color_scheme=scheme)
-    errors = PageErrors(page)
-    page.goto(site + PAGES["entry"])
+    page, errors = open_page(browser, site + PAGES["entry"], color_scheme=scheme)
     page.focus("#site-q")
     page.keyboard.insert_text(query)
     page.wait_for_selector("#site-q-listbox [role=option]")
@@ -115,9 +111,7 @@ DIAGNOSIS_STATES = {
 @pytest.mark.parametrize("state", sorted(DIAGNOSIS_STATES))
 def test_axe_finds_no_serious_violations_in_the_diagnosis_states(browser, site: str, state: str, scheme: str) -> None:
     """The diagnose page with answers (quick answers, possible causes) and with a proposal opened."""
-    page = browser.new_page(color_scheme=scheme)
-    errors = PageErrors(page)
-    page.goto(site + PAGES["diagnose"])
+    page, errors = open_page(browser, site + PAGES["diagnose"], color_scheme=scheme)
     page.fill("#log-text", DIAGNOSIS_STATES[state])
     page.click("#diagnose-form button")
     if state == "proposal":
@@ -174,9 +168,7 @@ OVERFLOW = """(() => {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1366, 1024, 390])
 def test_hub_reads_side_by_side_on_a_laptop_and_as_cards_on_a_phone(browser, site: str, width: int, scheme: str) -> None:
-    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    errors = PageErrors(page)
-    page.goto(site + "hubs/nccl-errors/#nccl-system-error")
+    page, errors = open_page(browser, site + "hubs/nccl-errors/#nccl-system-error", viewport={"width": width, "height": 900}, color_scheme=scheme)
     row = page.locator("#nccl-system-error")
     explanation = row.locator("details p").first
     assert row.is_visible() and not explanation.is_visible()  # the long explanation opens on demand

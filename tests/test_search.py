@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from browser import PageErrors
+from browser import open_page
 
 WATCHDOG = ("[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.")
@@ -14,11 +14,7 @@ OPTIONS = "#site-q-listbox [role=option]"
 
 
 def test_header_box_shows_the_pasted_error_first_and_enter_opens_it(browser, site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(site + "failures/cuda-out-of-memory/")
+    page, errors = open_page(browser, site + "failures/cuda-out-of-memory/")
     page.keyboard.press("Tab")  # the skip link, then the header's links, then the box: keyboard only
     while page.evaluate("document.activeElement.id") != "site-q":
         page.keyboard.press("Tab")
@@ -42,21 +38,17 @@ def test_header_box_shows_the_pasted_error_first_and_enter_opens_it(browser, sit
     page.wait_for_url(site + "failures/nccl-watchdog-timeout/")
     assert errors.errors == []
     origin = urlsplit(site).netloc
-    assert requests and all(urlsplit(url).netloc == origin for url in requests), [u for u in requests if origin not in u]
-    assert any(url.endswith("api/signatures.json") for url in requests)
-    assert any("/pagefind/" in url for url in requests)
+    assert errors.requests and all(urlsplit(url).netloc == origin for url in errors.requests), [u for u in errors.requests if origin not in u]
+    assert any(url.endswith("api/signatures.json") for url in errors.requests)
+    assert any("/pagefind/" in url for url in errors.requests)
 
 
 def test_header_box_loads_nothing_until_used_and_escape_closes(browser, site: str) -> None:
     from playwright.sync_api import expect
 
-    page = browser.new_page()
-    errors = PageErrors(page)
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(site + "categories/")
+    page, errors = open_page(browser, site + "categories/")
     page.wait_for_load_state("networkidle")
-    assert not any("signatures.json" in url or "/pagefind/" in url for url in requests)  # lazy: first focus loads them
+    assert not any("signatures.json" in url or "/pagefind/" in url for url in errors.requests)  # lazy: first focus loads them
     page.focus("#site-q")
     page.keyboard.type("DataLoader worker (pid 4242) is killed by signal: Bus error.", delay=5)
     # A slow machine may show a prefix's results first; the whole line's come last.
@@ -73,7 +65,7 @@ def test_header_box_loads_nothing_until_used_and_escape_closes(browser, site: st
     page.wait_for_selector("#search-results p.meta")
     assert page.locator(".search-list li > a").first.inner_text() == "DataLoader worker killed by signal Bus error (shared memory exhausted)"
     assert errors.errors == []
-    assert all(urlsplit(url).netloc == urlsplit(site).netloc for url in requests)
+    assert all(urlsplit(url).netloc == urlsplit(site).netloc for url in errors.requests)
 
 
 @pytest.mark.parametrize("warm", [True, False])
@@ -101,9 +93,7 @@ def test_header_box_measures_keystroke_to_first_result(browser, site: str, query
 
 
 def test_header_box_labels_nearest_entries(browser, site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(site)
+    page, errors = open_page(browser, site)
     page.focus("#site-q")
     page.keyboard.insert_text("RuntimeError: CUDA error: misaligned address")
     page.wait_for_selector(OPTIONS)
@@ -113,9 +103,7 @@ def test_header_box_labels_nearest_entries(browser, site: str) -> None:
 
 
 def test_search_page_shows_nearest_entries_when_nothing_matches_exactly(browser, site: str) -> None:
-    page = browser.new_page()
-    errors = PageErrors(page)
-    page.goto(site + "search/?q=" + "RuntimeError: CUDA error: misaligned address")
+    page, errors = open_page(browser, site + "search/?q=" + "RuntimeError: CUDA error: misaligned address")
     page.wait_for_selector("#search-results p.meta")
     text = page.inner_text("#search-results")
     assert "No entry matches" not in text

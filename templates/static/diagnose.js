@@ -25,7 +25,8 @@
   const byKey = new Map();
   for (const raw of data.signatures) {
     const sig = { slug: raw.slug, key: raw.key, re: raw.regex ? new RegExp(raw.regex) : null, role: raw.role,
-      routine: raw.routine || 0, spec: raw.key.length + (raw.regex ? 20 : 0) };
+      routine: raw.routine || 0, spec: raw.key.length + (raw.regex ? 20 : 0),
+      countsAs: raw.role === "root" && raw.routine ? "routine" : raw.role };  // generator/signatures.py line_role
     if (!byKey.has(sig.key)) byKey.set(sig.key, []);
     byKey.get(sig.key).push(sig);
   }
@@ -213,9 +214,8 @@
       const h = state.hits.get(sig.slug);
       h.count += 1;
       if (!state.counted.has(sig.slug)) h.lines += 1;
-      const role = sig.routine && sig.role === "root" ? "routine" : sig.role;
-      if (!state.counted.has(`${sig.slug} ${role}`)) h.roleLines[role] = (h.roleLines[role] || 0) + 1;
-      state.counted.add(sig.slug).add(`${sig.slug} ${role}`);
+      if (!state.counted.has(`${sig.slug} ${sig.countsAs}`)) h.roleLines[sig.countsAs] = (h.roleLines[sig.countsAs] || 0) + 1;
+      state.counted.add(sig.slug).add(`${sig.slug} ${sig.countsAs}`);
       if (!owned) h.unowned += 1;
       if (rank !== null) h.ranks.add(rank);
       if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
