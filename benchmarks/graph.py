@@ -39,7 +39,7 @@ def main() -> None:
             times.append(time.perf_counter() - start)
         start = time.perf_counter()
         for slug in catalog.entries:
-            neighbourhood(catalog, graph, slug)
+            neighbourhood(catalog, graph, slug).draw()
         layouts = time.perf_counter() - start
         median = statistics.median(times)
         print(f"{n:>8} {load:>13.2f} {median:>23.3f} {median / n * 1e6:>13.0f} {layouts:>14.2f}")

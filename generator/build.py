@@ -21,16 +21,10 @@ from .catalog import Catalog, build_catalog, without_drafts
 from .errors import GeneratorError
 from .export import export_files
 from .graph import build_graph
-from .incremental import (
-    Digests,
-    PageCache,
-    files_digest,
-    global_digest,
-    render_incrementally,
-    track,
-)
+from .incremental import PageCache, files_digest, global_digest, render_incrementally
 from .loading import describe_pattern, load_content
-from .rendering import TEMPLATES, plan_site, stylesheet
+from .pages import plan_site
+from .rendering import TEMPLATES, Renderer, category_names, stylesheet
 from .schema import SiteConfig
 from .site import MARKER, collect_files, write_site
 
@@ -129,11 +123,11 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     with stage("building the related-failure graph"):
         graph = build_graph(catalog)
     with stage("planning the pages"):
-        track(catalog, graph)
-        plan = plan_site(catalog, graph, TEMPLATES)
+        plan = plan_site(catalog, graph)
         everywhere = global_digest(code, catalog)
     with stage("rendering"):
-        pages, renewed = render_incrementally(plan, cache, out, Digests(catalog, graph), everywhere, options.jobs,
+        render = Renderer(catalog.site, category_names(catalog), TEMPLATES)
+        pages, renewed = render_incrementally(plan, render, cache, out, everywhere, options.jobs,
                                               lambda done, total: report("rendering", done, total))
     with stage("machine-readable files"):
         api = render_api(catalog, [p.path for p in pages if p.listed])

@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from markupsafe import Markup, escape
 
 from .catalog import Catalog, Link
 
@@ -136,8 +139,33 @@ def _spread(wanted: list[float], gap: float, low: float) -> list[float]:
     return placed
 
 
-def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8, max_second: int = 10) -> Layout:
-    """Return a radial layout: the entry in the centre, 1-hop then 2-hop neighbours on rings."""
+@dataclass(frozen=True)
+class Sketch:
+    """What a drawing shows before its labels are placed: where each node sits on its ring,
+    each node's title, category and colour, and the typed pairs. Cheap to build and to
+    compare (a page that shows it depends on exactly this); draw() makes the Layout."""
+
+    position: tuple[tuple[str, float, float], ...]
+    facts: tuple[tuple[str, str, str, str], ...]  # slug, title, category, colour
+    pairs: tuple[tuple[str, str, str], ...]
+    radius: float
+    centre: str | None = None
+
+    def draw(self) -> Layout:
+        return _layout(self)
+
+
+def _sketch(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]],
+            radius: float, centre: str | None = None) -> Sketch:
+    facts = []
+    for s in position:
+        entry = catalog.entries[s].entry
+        facts.append((s, entry.title, entry.category, graph.colours[entry.category]))
+    return Sketch(tuple((s, x, y) for s, (x, y) in position.items()), tuple(facts), tuple(pairs), radius, centre)
+
+
+def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8, max_second: int = 10) -> Sketch:
+    """Return a radial sketch: the entry in the centre, 1-hop then 2-hop neighbours on rings."""
     first = [l.slug for l in graph.links.get(slug, [])]
     first += [s.slug for s in graph.similar.get(slug, []) if s.slug not in first]
     first = first[:max_first]
@@ -164,10 +192,10 @@ def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8,
     pairs = [(slug, hop1, typed.get(hop1, "similar")) for hop1 in first]
     for hop2, via in sorted(parent.items()):
         pairs.append((via, hop2, next(l.type for l in graph.links[via] if l.slug == hop2)))
-    return _layout(catalog, graph, position, pairs, r2, centre=slug)
+    return _sketch(catalog, graph, position, pairs, r2, centre=slug)
 
 
-def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Layout:
+def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Sketch:
     """Return the given entries on one ring, grouped by category, with the typed links among them."""
     order = sorted(slugs, key=lambda s: (catalog.entries[s].entry.category, catalog.entries[s].entry.title.lower(), s))
     members = set(order)
@@ -177,11 +205,13 @@ def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Layout:
         a = -math.pi / 2 + 2 * math.pi * (i + 0.5) / max(len(order), 1)
         position[s] = (radius * math.cos(a), radius * math.sin(a))
     pairs: list[tuple[str, str, str]] = [(s, l.slug, l.type) for s in order for l in graph.links.get(s, []) if l.declared and l.slug in members]
-    return _layout(catalog, graph, position, pairs, radius)
+    return _sketch(catalog, graph, position, pairs, radius)
 
 
-def _layout(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]], radius: float, centre: str | None = None) -> Layout:
+def _layout(sketch: Sketch) -> Layout:
     """Place labels in two columns outside the ring (spread so none overlap) and shift to the canvas."""
+    position = {s: (x, y) for s, x, y in sketch.position}
+    radius, centre = sketch.radius, sketch.centre
     sides: dict[bool, list[str]] = {True: [], False: []}
     for s, (x, _y) in position.items():
         if s != centre:
@@ -196,19 +226,55 @@ def _layout(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, flo
         labels[centre] = (0.0, 30.0, "middle")
     bottom = max([radius + 20] + [y + 10 for _x, y, _a in labels.values()])
     dx, dy = radius + 24 + _COLUMN, -top + 20
+    facts = {s: (title, category, colour) for s, title, category, colour in sketch.facts}
     nodes = []
     for s in sorted(position, key=lambda s: (s != centre, s)):
         x, y = position[s]
-        entry = catalog.entries[s].entry
+        title, _category, colour = facts[s]
         lx, ly, anchor = labels[s]
-        nodes.append(Node(s, round(x + dx, 1), round(y + dy, 1), 12.0 if s == centre else 7.0, graph.colours[entry.category],
-                          entry.title, _short(entry.title, 44 if s == centre else 32), round(lx + dx, 1), round(ly + dy, 1), anchor))
+        nodes.append(Node(s, round(x + dx, 1), round(y + dy, 1), 12.0 if s == centre else 7.0, colour,
+                          title, _short(title, 44 if s == centre else 32), round(lx + dx, 1), round(ly + dy, 1), anchor))
     edges = []
-    for a, b, kind in pairs:
+    for a, b, kind in sketch.pairs:
         if kind == "caused-by":  # draw from cause to effect so the arrowhead reads "causes"
             a, b, kind = b, a, "causes"
         (x1, y1), (x2, y2) = position[a], position[b]
         edges.append(Edge(a, b, kind, round(x1 + dx, 1), round(y1 + dy, 1), round(x2 + dx, 1), round(y2 + dy, 1)))
-    present = sorted({catalog.entries[s].entry.category for s in position})
+    present = sorted({(category, colour) for _t, category, colour in facts.values()})
     legend_y = int(bottom + dy + 20)
-    return Layout(int(2 * dx), legend_y + 64 + 16 * len(present), legend_y, nodes, edges, [(c, graph.colours[c]) for c in present])
+    return Layout(int(2 * dx), legend_y + 64 + 16 * len(present), legend_y, nodes, edges, present)
+
+
+_LEGEND = [("causes", "causes"), ("confused-with", "confused with"), ("see-also", "see also"), ("similar", "similar (inferred)")]
+
+
+def graph_svg(sketch: Sketch, svg_id: str, title: str, desc: str, category_names: dict[str, str],
+              link: Callable[[str], str]) -> Markup:
+    """Return a sketch drawn as inline SVG: typed edges, linked nodes, labels and a legend.
+
+    Built as a string in Python rather than a template: it is the hottest markup of a
+    build, and every piece of text still goes through escape().
+    """
+    layout = sketch.draw()
+    arrow = f' marker-end="url(#{svg_id}-arrow)"'
+    size = f'viewBox="0 0 {layout.width} {layout.height}" width="{layout.width}" height="{layout.height}"'
+    marker = (f'<marker id="{svg_id}-arrow" viewBox="0 0 10 10" refX="20" refY="5" markerUnits="userSpaceOnUse" '
+              'markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>')
+    out = [f'<svg class="graph" {size} aria-labelledby="{svg_id}-title {svg_id}-desc">',
+           f'<title id="{svg_id}-title">{escape(title)}</title><desc id="{svg_id}-desc">{escape(desc)}</desc>',
+           f"<defs>{marker}</defs>"]
+    for e in layout.edges:
+        out.append(f'<line class="edge edge-{e.type}" x1="{e.x1}" y1="{e.y1}" x2="{e.x2}" y2="{e.y2}"{arrow if e.type == "causes" else ""}/>')
+    for n in layout.nodes:
+        leader = f'<line class="leader" x1="{n.x}" y1="{n.y}" x2="{n.label_x}" y2="{n.label_y - 4}"/>' if n.anchor != "middle" else ""
+        out.append(f'<a href="{escape(link(n.slug))}"><title>{escape(n.title)}</title>{leader}'
+                   f'<circle cx="{n.x}" cy="{n.y}" r="{n.r}" fill="{n.colour}"/>'
+                   f'<text x="{n.label_x}" y="{n.label_y}" text-anchor="{n.anchor}">{escape(n.label)}</text></a>')
+    out.append(f'<g class="legend" transform="translate(10 {layout.legend_y})">')
+    for i, (kind, label) in enumerate(_LEGEND):
+        out.append(f'<line class="edge edge-{kind}" x1="0" y1="{i * 16}" x2="28" y2="{i * 16}"{arrow if kind == "causes" else ""}/>'
+                   f'<text x="34" y="{i * 16 + 4}">{label}</text>')
+    for i, (category, colour) in enumerate(layout.categories):
+        out.append(f'<circle cx="14" cy="{68 + i * 16}" r="5" fill="{colour}"/><text x="34" y="{72 + i * 16}">{escape(category_names[category])}</text>')
+    out.append("</g></svg>")
+    return Markup("\n".join(out))

@@ -9,6 +9,7 @@ its position.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 import types
 import typing
@@ -67,6 +68,7 @@ class SourceMap:
     path: str
     keys: dict[Loc, tuple[int, int]]
     values: dict[Loc, tuple[int, int]]
+    digest: str = ""  # of the file's bytes: what a page built from it depends on
 
     def at(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
         """Return the position of a key (or its value), or of its nearest parent that exists."""
@@ -283,7 +285,7 @@ def _read_yaml(path: Path, root: Path, shown: str, problems: list[Problem]) -> t
     if builder.problems:
         problems.extend(builder.problems)
         return None
-    return value, SourceMap(shown, builder.keys, builder.values)
+    return value, SourceMap(shown, builder.keys, builder.values, hashlib.sha1(raw).hexdigest())
 
 
 class _Builder:

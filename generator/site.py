@@ -8,12 +8,22 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .errors import GeneratorError
-from .rendering import Page
 
 MARKER = ".encyclopedia-build"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One output file: its path under the site root and its text, or the unchanged file it reuses."""
+
+    path: str
+    text: str
+    listed: bool = True  # in the sitemap (not redirects or the 404 page)
+    reuse: Path | None = None  # an identical file of the previous build, linked instead of written
 
 
 def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None,

@@ -37,7 +37,7 @@ def test_neighbourhood_has_one_node_per_neighbour_and_labels_never_overlap(conte
                                                "- slug: first-failure\n  type: see-also\n") for i in range(12)}
     files["failures/hop2.yaml"] = entry_yaml("MTF-0200", "Two hops away", "- slug: n3\n  type: causes\n")
     catalog = _catalog(content, files)
-    layout = neighbourhood(catalog, build_graph(catalog), "first-failure")
+    layout = neighbourhood(catalog, build_graph(catalog), "first-failure").draw()
     slugs = [n.slug for n in layout.nodes]
     assert len(slugs) == len(set(slugs))
     assert slugs[0] == "first-failure" and "hop2" in slugs and len(slugs) == 1 + 8 + 1
@@ -46,7 +46,7 @@ def test_neighbourhood_has_one_node_per_neighbour_and_labels_never_overlap(conte
         assert all(b - a >= LABEL_GAP - 0.01 for a, b in itertools.pairwise(ys))
     assert all(0 <= n.label_y <= layout.legend_y and 0 <= n.x <= layout.width for n in layout.nodes)
     assert any(e.type == "causes" and e.source == "hop2" for e in layout.edges)
-    assert ring_map(catalog, build_graph(catalog), sorted(catalog.entries)).nodes
+    assert ring_map(catalog, build_graph(catalog), sorted(catalog.entries)).draw().nodes
 
 
 def test_built_svgs_parse_and_every_node_links_to_a_built_page(content: Path, tmp_path: Path) -> None:

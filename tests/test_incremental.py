@@ -57,6 +57,25 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: py
     _edit(failures / "bf16-divergence.yaml", "tags: [", "tags: [brand-new-tag, ")
     _same_as_clean(tmp_path, capsys)
 
+    # Entry text shows on its own page and in listings (the quick answer's symptom).
+    _edit(failures / "dataloader-hang-deadlock.yaml", "Training stops making progress", "Training makes no progress")
+    _same_as_clean(tmp_path, capsys)
+
+    # A category change moves the entry between listings, graphs and neighbours' colours.
+    _edit(failures / "dataloader-hang-deadlock.yaml", "category: data-loading", "category: fail-slow")
+    _same_as_clean(tmp_path, capsys)
+
+    # A hub row's text shows on the hub page, and the hub's title on every entry its rows name.
+    hub = tmp_path / "content/hubs/nccl-errors.yaml"
+    _edit(hub, "An operating-system call, or a call", "An OS call, or a call")
+    _edit(hub, "title: NCCL and ProcessGroupNCCL error messages", "title: NCCL and ProcessGroupNCCL messages")
+    _same_as_clean(tmp_path, capsys)
+
+    # The stylesheet is shared by every page.
+    with (tmp_path / "templates/static/style.css").open("a") as css:
+        css.write("\n.hub-box { margin-top: 2rem; }\n")
+    _same_as_clean(tmp_path, capsys)
+
     # A template change re-renders everything that uses it.
     _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
     said = _same_as_clean(tmp_path, capsys)

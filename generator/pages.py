@@ -1,0 +1,250 @@
+"""The page model: every page as a path, a template and a small typed view of exactly what it
+shows, built in Python from the catalog and graph (as Zola hands templates a SerializingPage).
+
+Templates see only their view and the site-wide values of rendering.py, so a page depends on
+its view and nothing else: the incremental build compares views, not recorded reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from .api import signature_data
+from .catalog import TAXONOMIES, Catalog
+from .export import FILES as EXPORT_FILES
+from .export import METRIC, alerted
+from .graph import Graph, Sketch, neighbourhood, ring_map
+from .loading import LoadedEntry
+from .schema import Hub, ReproRecord, SampleLog
+
+OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
+
+
+@dataclass(frozen=True)
+class Row:
+    """One entry in a listing."""
+
+    slug: str
+    title: str
+    id: str
+    category: str
+    severity: str
+    failure_mode: str
+    symptom: str
+
+    @staticmethod
+    def of(item: LoadedEntry) -> Row:
+        e = item.entry
+        return Row(item.slug, e.title, e.id, e.category, e.severity, e.failure_mode, e.quick_answer.symptom)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to an entry by its title; `type` is the relation, or what it shares (similar entries)."""
+
+    slug: str
+    title: str
+    type: str = ""
+
+
+@dataclass(frozen=True)
+class HubLink:
+    hub: str
+    anchor: str
+    error: str
+    hub_title: str
+
+
+@dataclass(frozen=True)
+class Card:
+    """A category or hub on the home page, with its entry count for categories."""
+
+    slug: str
+    title: str
+    text: str
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class Relation:
+    source: Link
+    type: str
+    target: Link
+
+
+@dataclass(frozen=True)
+class EntryView:
+    item: LoadedEntry
+    reproduced: ReproRecord | None
+    hub_links: tuple[HubLink, ...]
+    related: tuple[Link, ...]
+    similar: tuple[Link, ...]
+    sketch: Sketch
+
+
+@dataclass(frozen=True)
+class ListingView:
+    title: str
+    intro: str
+    items: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class TaxonomyView:
+    title: str
+    kind: str
+    groups: tuple[tuple[str, str, int], ...]  # (slug, name, entry count)
+
+
+@dataclass(frozen=True)
+class HomeView:
+    entry_count: int
+    categories: tuple[Card, ...]
+    hubs: tuple[Card, ...]
+    recent: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class HubView:
+    hub: Hub
+    hub_slug: str
+    entries: dict[str, Link]  # every slug a row names (live or an old alias) -> the live entry
+
+
+@dataclass(frozen=True)
+class GraphView:
+    category: str | None
+    nav: tuple[Card, ...]  # categories with entries
+    sketch: Sketch | None  # None: too many entries to draw at once
+    count: int
+    relations: tuple[Relation, ...]
+
+
+@dataclass(frozen=True)
+class SearchView:
+    categories: tuple[tuple[str, str], ...]
+    severities: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class DiagnoseView:
+    signature_data: Markup
+    samples: tuple[SampleLog, ...]
+    sample_logs: Markup
+
+
+@dataclass(frozen=True)
+class AlertsView:
+    files: dict[str, str]
+    metric: str
+    alerted: int
+    entries: int
+
+
+@dataclass(frozen=True)
+class RedirectView:
+    target: Link
+    reason: str
+
+
+@dataclass(frozen=True)
+class EmptyView:
+    pass
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page to render: where it goes, its template and its view."""
+
+    path: str
+    template: str
+    view: Any
+    listed: bool = True  # in the sitemap (not redirects or the 404 page)
+
+    def context(self) -> dict[str, Any]:
+        return {name: getattr(self.view, name) for name in self.view.__dataclass_fields__}
+
+
+def plan_site(catalog: Catalog, graph: Graph) -> list[PageSpec]:
+    """Return every page of the site, in a fixed order, with its view."""
+    return list(_plan(catalog, graph))
+
+
+def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link]) -> EntryView:
+    slug = item.slug
+    hub_links = []
+    for hub_slug, anchor in catalog.hub_rows_for.get(slug, []):
+        hub = catalog.hubs[hub_slug].hub
+        row = next(r for r in hub.rows if r.anchor == anchor)
+        hub_links.append(HubLink(hub_slug, anchor, row.error, hub.title))
+    return EntryView(item, catalog.reproduced.get(slug), tuple(hub_links),
+                     tuple(link(l.slug, l.type) for l in graph.links.get(slug, [])),
+                     tuple(link(s.slug, ", ".join(s.shared)) for s in graph.similar.get(slug, [])),
+                     neighbourhood(catalog, graph, slug))
+
+
+def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
+                link: Callable[..., Link], draw: bool = True) -> GraphView:
+    relations = tuple(Relation(link(s), l.type, link(l.slug)) for s in slugs for l in graph.links.get(s, []) if l.declared)
+    return GraphView(category, nav, ring_map(catalog, graph, slugs) if draw else None, len(slugs), relations)
+
+
+def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
+    def link(slug: str, type: str = "") -> Link:
+        return Link(slug, catalog.entries[slug].entry.title, type)
+
+    entries = catalog.ordered()
+    rows = {item.slug: Row.of(item) for item in entries}
+    counts = {slug: len(term.entries) for slug, term in catalog.taxonomies["categories"].items()}
+    recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]
+    yield PageSpec("index.html", "home.html", HomeView(
+        len(catalog.entries),
+        tuple(Card(slug, c.title, c.description, counts[slug]) for slug, c in sorted(catalog.categories.items())),
+        tuple(Card(slug, h.hub.title, h.hub.summary) for slug, h in sorted(catalog.hubs.items())),
+        tuple(rows[e.slug] for e in recent)))
+    yield PageSpec("failures/index.html", "listing.html",
+                   ListingView("All failures", "Every entry in the encyclopedia, by title.", tuple(rows.values())))
+    for item in entries:
+        yield PageSpec(f"failures/{item.slug}/index.html", "entry.html", _entry_view(catalog, graph, item, link))
+    for kind, terms in catalog.taxonomies.items():
+        yield PageSpec(f"{kind}/index.html", "taxonomy.html", TaxonomyView(
+            TAXONOMIES[kind], kind, tuple((t.slug, t.label, len(t.entries)) for t in terms.values())))
+        for term in terms.values():
+            title = term.label if kind == "categories" else f"{TAXONOMIES[kind].rstrip('s')}: {term.label}"
+            yield PageSpec(f"{kind}/{term.slug}/index.html", "listing.html",
+                           ListingView(title, term.description, tuple(rows[s] for s in term.entries)))
+    yield PageSpec("hubs/index.html", "taxonomy.html", TaxonomyView(
+        "Hubs", "hubs", tuple((slug, h.hub.title, len(h.hub.rows)) for slug, h in sorted(catalog.hubs.items()))))
+    for slug, hub in sorted(catalog.hubs.items()):
+        named = {s: catalog.resolve(s) for row in hub.hub.rows for s in row.entries}
+        yield PageSpec(f"hubs/{slug}/index.html", "hub.html",
+                       HubView(hub.hub, slug, {s: link(live) for s, live in named.items() if live}))
+    nav = tuple(Card(slug, catalog.categories[slug].title, "", counts[slug]) for slug in sorted(catalog.categories) if counts.get(slug))
+    everything = sorted(catalog.entries)
+    yield PageSpec("graph/index.html", "graph.html", _graph_view(catalog, graph, None, everything, nav, link,
+                                                                 draw=len(everything) <= OVERVIEW_LIMIT))
+    for card in nav:
+        members = catalog.taxonomies["categories"][card.slug].entries
+        yield PageSpec(f"graph/{card.slug}/index.html", "graph.html", _graph_view(catalog, graph, card.slug, members, nav, link))
+    yield PageSpec("search/index.html", "search.html", SearchView(
+        tuple((slug, t.label) for slug, t in catalog.taxonomies["categories"].items()),
+        tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))
+    yield PageSpec("diagnose/index.html", "diagnose.html", DiagnoseView(
+        Markup(script_json({**signature_data(catalog), "base": "../"})),
+        tuple(sample for sample, _text in catalog.samples), Markup(script_json([text for _s, text in catalog.samples]))))
+    yield PageSpec("alerts/index.html", "alerts.html", AlertsView(EXPORT_FILES, METRIC, alerted(catalog), len(catalog.entries)))
+    yield PageSpec("404.html", "404.html", EmptyView(), listed=False)
+    for alias, slug in sorted(catalog.aliases.items()):
+        yield PageSpec(f"failures/{alias}/index.html", "redirect.html", RedirectView(link(slug), f"This entry moved: {alias} is now {slug}."), listed=False)
+    for entry_id, slug in sorted(catalog.ids.items()):
+        yield PageSpec(f"id/{entry_id}/index.html", "redirect.html", RedirectView(link(slug), f"{entry_id} is the permanent ID of this entry."), listed=False)
+
+
+def script_json(data: object) -> str:
+    """Return data as JSON to embed in a <script> element: "<" is escaped, so no content can close it."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
