@@ -176,6 +176,8 @@ def _build(args: argparse.Namespace) -> int:
     if args.timings:
         for name, seconds in result.timings:
             print(f"{seconds:8.3f} s  {name}", file=sys.stderr)
+        if not result.up_to_date:
+            print(f"{result.cached} of {result.entries} entries unchanged, taken from the cache", file=sys.stderr)
     return 0
 
 

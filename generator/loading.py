@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import pickle
 import re
 import types
 import typing
@@ -135,7 +136,49 @@ def format_loc(loc: Loc) -> str:
     return out
 
 
-def load_content(content_dir: Path, display_root: Path | None = None) -> Content:
+class EntryCache:
+    """Validated entries of a previous run, by file and content digest, for one version of the
+    generator: an unchanged entry file skips YAML and its checks, and keeps its positions for
+    errors found later. Stored as each entry's JSON, which pydantic validates fastest."""
+
+    def __init__(self, code: str, known: dict[tuple[str, str], tuple[str, SourceMap, list[Problem]]] | None = None) -> None:
+        self.code, self.known = code, known or {}
+        self.kept: dict[tuple[str, str], tuple[str, SourceMap, list[Problem]]] = {}  # what this run read
+        self.hits = 0
+
+    @staticmethod
+    def load(path: Path, code: str) -> EntryCache:
+        try:
+            stored = pickle.loads(path.read_bytes())
+            if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code:
+                return EntryCache(code, stored[1])
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
+            pass
+        return EntryCache(code)
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps((self.code, self.kept), protocol=5))
+        tmp.replace(path)
+
+    def find(self, path: Path, root: Path, shown: str) -> tuple[Entry, SourceMap, list[Problem]] | None:
+        """Return the entry of an unchanged regular file inside root, with its own problems."""
+        resolved = path.resolve()
+        if path.is_symlink() or not resolved.is_relative_to(root) or not resolved.is_file() or resolved.stat().st_size > MAX_FILE_BYTES:
+            return None
+        key = (shown, hashlib.sha1(resolved.read_bytes()).hexdigest())
+        if key not in self.known:
+            return None
+        self.kept[key] = self.known[key]
+        self.hits += 1
+        data, source, problems = self.known[key]
+        return Entry.model_validate_json(data), source, problems
+
+    def keep(self, entry: Entry, source: SourceMap, problems: list[Problem]) -> None:
+        self.kept[(source.path, source.digest)] = (entry.model_dump_json(), source, problems)
+
+
+def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None) -> Content:
     """Return the validated content of a content folder with every problem found."""
     root = content_dir.resolve()
     base = (display_root or Path.cwd()).resolve()
@@ -169,15 +212,21 @@ def load_content(content_dir: Path, display_root: Path | None = None) -> Content
         if loaded_samples:
             content.samples = _read_samples(samples_path.parent, root, *loaded_samples, content.problems)
     for path in _yaml_files(content_dir / "failures", base, content.problems):
-        loaded_entry = _load_model(path, root, base, Entry, content.problems)
-        if loaded_entry is None:
-            content.unreadable[path.stem] = display_path(path, base)
-        else:
+        found = cache.find(path, root, display_path(path, base)) if cache else None
+        if found is None:
+            loaded_entry = _load_model(path, root, base, Entry, content.problems)
+            if loaded_entry is None:
+                content.unreadable[path.stem] = display_path(path, base)
+                continue
             entry, source = loaded_entry
-            content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
-            for i, sig in enumerate(entry.signatures):
-                for sub, code, message in check_signature(sig):
-                    content.problems.append(source.problem(("signatures", i, *sub), code, message))
+            own = [source.problem(("signatures", i, *sub), code, message)
+                   for i, sig in enumerate(entry.signatures) for sub, code, message in check_signature(sig)]
+            if cache:
+                cache.keep(entry, source, own)
+            found = entry, source, own
+        entry, source, own = found
+        content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
+        content.problems.extend(own)
     for path in _yaml_files(content_dir / "hubs", base, content.problems):
         loaded_hub = _load_model(path, root, base, Hub, content.problems)
         if loaded_hub:

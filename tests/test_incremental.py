@@ -11,6 +11,7 @@ from conftest import read_tree
 
 from generator import build as pipeline
 from generator.cli import main
+from generator.errors import ContentError
 from generator.rendering import TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,3 +81,29 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: py
     _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
     said = _same_as_clean(tmp_path, capsys)
     assert f"({total + 1} of {total + 1} pages rendered)" in said
+
+
+def test_unchanged_entries_come_from_the_cache_with_their_positions(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    failures = tmp_path / "content/failures"
+    options = pipeline.BuildOptions(tmp_path / "content", tmp_path / "site", search=False)
+    entries = len(list(failures.glob("*.yaml")))
+    assert pipeline.build(options).cached == 0
+
+    _edit(failures / "nan-inf-loss.yaml", "title: ", "title: Diverged, ")
+    assert pipeline.build(options).cached == entries - 1
+
+    # Errors found later in unchanged (cached) entries point where a fresh read points.
+    (failures / "nan-inf-loss.yaml").unlink()
+    with pytest.raises(ContentError) as cached:
+        pipeline.build(options)
+    with pytest.raises(ContentError) as fresh:
+        pipeline.load_catalog(tmp_path / "content")
+    assert sum(p.code == "E022" for p in cached.value.problems) >= 4
+    assert cached.value.problems == fresh.value.problems
+
+    # A cached file that changes is read again, and its errors are reported.
+    _edit(failures / "bf16-divergence.yaml", "title: ", "title: [unclosed ")
+    with pytest.raises(ContentError) as broken:
+        pipeline.build(options)
+    assert any(p.path.endswith("bf16-divergence.yaml") and p.code == "E001" for p in broken.value.problems)
