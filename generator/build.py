@@ -26,7 +26,7 @@ from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
 from .rendering import TEMPLATES, Renderer, category_names, stylesheet
 from .schema import SiteConfig
-from .site import MARKER, collect_files, write_site
+from .site import MARKER, Staging, static_files
 
 
 @dataclass(frozen=True)
@@ -129,20 +129,25 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     with stage("planning the pages"):
         plan = plan_site(catalog, graph)
         everywhere = global_digest(code, catalog)
-    with stage("rendering"):
-        render = Renderer(catalog.site, category_names(catalog), TEMPLATES)
-        pages, renewed = render_incrementally(plan, render, cache, out, everywhere, options.jobs,
-                                              lambda done, total: report("rendering", done, total))
-    with stage("machine-readable files"):
-        api = render_api(catalog, [p.path for p in pages if p.listed])
-        scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-        files = collect_files(pages, stylesheet(TEMPLATES), TEMPLATES / "static", {**api, **export_files(catalog), **scripts})
-    # The search index covers entry pages only: keep it when the same entry pages were all reused.
-    indexed = {p.path for p in pages if p.path.startswith("failures/")}
-    same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
-    reuse_search = cache.searched and same_entries and all(p.reuse for p in pages if p.path in indexed)
-    with stage("writing the site" + (" and the search index" if options.search and not reuse_search else "")):
-        write_site(files, out, search=options.search, reuse_search=reuse_search)
+    with Staging(out) as staging:
+        with stage("rendering and writing the pages"):
+            render = Renderer(catalog.site, category_names(catalog), TEMPLATES)
+            renewed, pages = render_incrementally(plan, render, cache, out, everywhere, options.jobs,
+                                                  lambda done, total: report("rendering", done, total))
+            for page in pages:
+                staging.page(page)
+        with stage("machine-readable files"):
+            scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
+            files = {**render_api(catalog, [spec.path for spec in plan if spec.listed]), **export_files(catalog), **scripts,
+                     **static_files(stylesheet(TEMPLATES), TEMPLATES / "static")}
+            for path, data in sorted(files.items()):
+                staging.put(path, data)
+        # The search index covers entry pages only: keep it when the same entry pages are unchanged.
+        indexed = {spec.path for spec in plan if spec.path.startswith("failures/")}
+        same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
+        reuse_search = cache.searched and same_entries and all(cache.pages[p] == renewed.pages[p] for p in indexed)
+        with stage("search index and swap" if options.search and not reuse_search else "swap"):
+            staging.commit(search=options.search, reuse_search=reuse_search)
     report.finish()
     renewed.inputs, renewed.searched = inputs, options.search
     renewed.save(cache_path)

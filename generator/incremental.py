@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import itertools
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,19 +93,18 @@ def global_digest(code: str, catalog: Catalog) -> str:
     return hashlib.sha1(pickle.dumps((VERSION, code, everywhere), protocol=4)).hexdigest()
 
 
-def render_incrementally(plan: list[PageSpec], render: Callable[[PageSpec], Page], cache: PageCache, previous: Path,
-                         everywhere: str, jobs: int, done: Callable[[int, int], None] | None = None) -> tuple[list[Page], PageCache]:
-    """Return every page, linking unchanged ones from the previous site, and the cache for the next build."""
-    pages: dict[str, Page] = {}
+def render_incrementally(plan: list[PageSpec], render: Callable[[PageSpec], Page], cache: PageCache, previous: Path, everywhere: str,
+                         jobs: int, done: Callable[[int, int], None] | None = None) -> tuple[PageCache, Iterator[Page]]:
+    """Return the cache for the next build and every page, as rendered: unchanged pages are links
+    to the previous site's files, the others are rendered as the iterator is consumed."""
     renewed = PageCache()
+    reused: list[Page] = []
     stale: list[PageSpec] = []
     for spec in plan:
         renewed.pages[spec.path] = digest = page_digest(everywhere, spec)
         old = previous / spec.path
         if cache.pages.get(spec.path) == digest and old.is_file():
-            pages[spec.path] = Page(spec.path, "", spec.listed, reuse=old)
+            reused.append(Page(spec.path, "", spec.listed, reuse=old))
         else:
             stale.append(spec)
-    for page in run_parallel([functools.partial(render, spec) for spec in stale], jobs, done):
-        pages[page.path] = page
-    return [pages[spec.path] for spec in plan], renewed
+    return renewed, itertools.chain(reused, run_parallel([functools.partial(render, spec) for spec in stale], jobs, done))

@@ -1,4 +1,4 @@
-"""Write the rendered site: deterministic bytes, into a temporary folder swapped in atomically."""
+"""The writer: pages and files stream into a temporary folder that is swapped in atomically."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Self
 
 from .errors import GeneratorError
 
@@ -26,58 +26,64 @@ class Page:
     reuse: Path | None = None  # an identical file of the previous build, linked instead of written
 
 
-def collect_files(pages: Iterable[Page], stylesheet: str, static: Path | None = None,
-                  extra: dict[str, str] | None = None) -> dict[str, str | bytes | Path]:
-    """Return every output file by site path, refusing two pages with one path.
-
-    Static assets (scripts) are copied from `static` into assets/; the stylesheet is
-    given already combined with the code-highlighting colours.
-    """
-    files: dict[str, str | bytes | Path] = {"assets/style.css": stylesheet}
+def static_files(stylesheet: str, static: Path | None = None) -> dict[str, str | bytes]:
+    """Return the stylesheet (already combined with the code-highlighting colours) and the
+    static assets (scripts, icons) by site path."""
+    files: dict[str, str | bytes] = {"assets/style.css": stylesheet}
     for asset in sorted(p for p in static.iterdir() if p.suffix in {".js", ".svg"}) if static else []:
         files[f"assets/{asset.name}"] = asset.read_bytes()
     if static and (static / "favicon.ico").is_file():
         files["favicon.ico"] = (static / "favicon.ico").read_bytes()  # browsers ask for it at the root
-    for page in [*pages, *(Page(path, text) for path, text in sorted((extra or {}).items()))]:
-        path = PurePosixPath(page.path)
-        if path.is_absolute() or ".." in path.parts or not path.parts:
-            raise GeneratorError(f"refusing to write {page.path!r}: outside the output folder")
-        if page.path in files:
-            raise GeneratorError(f"two pages would be written to {page.path}")
-        files[page.path] = page.reuse or page.text  # encoded when written: one copy in memory
     return files
 
 
-def write_site(files: dict[str, str | bytes | Path], out: Path, search: bool = True, reuse_search: bool = False) -> None:
-    """Write files into out atomically: a failed write leaves the previous site untouched.
+class Staging:
+    """The next site, written file by file into a temporary folder beside `out` as pages are
+    produced, then swapped in by commit(); leaving the block without commit removes it, so a
+    failed or interrupted build leaves the previous site untouched."""
 
-    Text is written as UTF-8. A file given as a Path is an unchanged file of the previous build: it is hard-linked,
-    not rewritten. With search, Pagefind indexes the written pages into pagefind/ before
-    the swap, unless reuse_search says no indexed page changed and the old index is kept.
-    """
-    out = out.absolute()
-    if out.exists() and not _is_replaceable(out):
-        raise GeneratorError(f"refusing to replace {out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for stale in [*out.parent.glob(f".{out.name}.new-*"), *out.parent.glob(f".{out.name}.old-*")]:
-        shutil.rmtree(stale, ignore_errors=True)  # left behind by a build that was killed
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-    try:
-        made: set[Path] = set()
-        for rel in sorted(files):
-            _put(staging / rel, files[rel], made)
-        old_index = out / "pagefind"
+    def __init__(self, out: Path) -> None:
+        self.out = out.absolute()
+        if self.out.exists() and not _is_replaceable(self.out):
+            raise GeneratorError(f"refusing to replace {self.out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        for stale in [*self.out.parent.glob(f".{self.out.name}.new-*"), *self.out.parent.glob(f".{self.out.name}.old-*")]:
+            shutil.rmtree(stale, ignore_errors=True)  # left behind by a build that was killed
+        self.folder = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.new-", dir=self.out.parent))
+        self.written: set[str] = set()
+        self._made: set[Path] = set()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)  # gone already after commit()
+
+    def put(self, path: str, data: str | bytes | Path) -> None:
+        """Write one file: text as UTF-8; a Path, an unchanged file of the previous build, is hard-linked."""
+        parts = PurePosixPath(path)
+        if parts.is_absolute() or ".." in parts.parts or not parts.parts:
+            raise GeneratorError(f"refusing to write {path!r}: outside the output folder")
+        if path in self.written:
+            raise GeneratorError(f"two pages would be written to {path}")
+        self.written.add(path)
+        _put(self.folder / path, data, self._made)
+
+    def page(self, page: Page) -> None:
+        self.put(page.path, page.reuse or page.text)
+
+    def commit(self, search: bool = True, reuse_search: bool = False) -> None:
+        """Index the pages with Pagefind (or keep the old index when reuse_search says no indexed
+        page changed), mark the folder as ours and swap it in place of out."""
+        old_index = self.out / "pagefind"
         if search and reuse_search and old_index.is_dir():
             for file in sorted(p for p in old_index.rglob("*") if p.is_file()):
-                _put(staging / "pagefind" / file.relative_to(old_index), file, made)
+                _put(self.folder / "pagefind" / file.relative_to(old_index), file, self._made)
         elif search:
-            _index_search(staging)
-        (staging / MARKER).write_text("This folder is build output; it is replaced on every build.\n")
-        os.chmod(staging, 0o755)
-        _swap(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            _index_search(self.folder)
+        (self.folder / MARKER).write_text("This folder is build output; it is replaced on every build.\n")
+        os.chmod(self.folder, 0o755)
+        _swap(self.folder, self.out)
 
 
 def _put(target: Path, data: str | bytes | Path, made: set[Path]) -> None:

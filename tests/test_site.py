@@ -12,8 +12,7 @@ from conftest import read_tree, write_tree
 
 from generator.cli import main
 from generator.errors import GeneratorError
-from generator.rendering import Page
-from generator.site import MARKER, collect_files, write_site
+from generator.site import MARKER, Page, Staging
 
 
 def test_two_builds_are_byte_identical_across_hash_seeds(content: Path, tmp_path: Path) -> None:
@@ -31,7 +30,7 @@ def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Pa
     write_tree(content, {"failures/broken.yaml": "id: [\n"})
     assert main(["build", "--out", "site"]) == 1
     assert read_tree(tmp_path / "site") == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", "content", "site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", "content", "site"]
 
 
 def test_renamed_entry_keeps_its_old_address_as_a_redirect(content: Path, tmp_path: Path) -> None:
@@ -53,16 +52,18 @@ def test_renamed_entry_keeps_its_old_address_as_a_redirect(content: Path, tmp_pa
 def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:
     write_tree(tmp_path / "home", {"notes.txt": "precious"})
     with pytest.raises(GeneratorError, match="refusing to replace .*home: it is not empty and was not built by encyclopedia"):
-        write_site({"index.html": b"x"}, tmp_path / "home")
+        Staging(tmp_path / "home")
     assert (tmp_path / "home/notes.txt").read_text() == "precious"
 
 
 @pytest.mark.parametrize("path", ["../escape.html", "/etc/passwd", "a/../../b.html"])
-def test_refuses_paths_outside_the_output(path: str) -> None:
-    with pytest.raises(GeneratorError, match="outside the output folder"):
-        collect_files([Page(path, "x")], "")
+def test_refuses_paths_outside_the_output(path: str, tmp_path: Path) -> None:
+    with Staging(tmp_path / "site") as staging, pytest.raises(GeneratorError, match="outside the output folder"):
+        staging.page(Page(path, "x"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # the staging folder is gone
 
 
-def test_refuses_two_pages_on_one_path() -> None:
-    with pytest.raises(GeneratorError, match="two pages would be written to a.html"):
-        collect_files([Page("a.html", "x"), Page("a.html", "y")], "")
+def test_refuses_two_pages_on_one_path(tmp_path: Path) -> None:
+    with Staging(tmp_path / "site") as staging, pytest.raises(GeneratorError, match="two pages would be written to a.html"):
+        staging.page(Page("a.html", "x"))
+        staging.page(Page("a.html", "y"))
