@@ -23,6 +23,7 @@ from .loading import LoadedEntry
 from .schema import Hub, ReproRecord, SampleLog
 
 OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
+PAGE_SIZE = 100  # rows per listing page, as Hugo's paginator: /failures/, /failures/page/2/, …
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,28 @@ class EntryView:
 
 
 @dataclass(frozen=True)
+class Pager:
+    """Where one page of a long listing sits: its number, how many pages, the site path of each."""
+
+    number: int
+    paths: tuple[str, ...]  # site paths of pages 1..n ("failures/", "failures/page/2/", …)
+    total: int  # rows in the whole listing
+
+    @property
+    def previous(self) -> str | None:
+        return self.paths[self.number - 2] if self.number > 1 else None
+
+    @property
+    def next(self) -> str | None:
+        return self.paths[self.number] if self.number < len(self.paths) else None
+
+
+@dataclass(frozen=True)
 class ListingView:
     title: str
     intro: str
-    items: tuple[Row, ...]
+    items: tuple[Row, ...]  # this page's rows
+    pager: Pager
 
 
 @dataclass(frozen=True)
@@ -175,6 +194,15 @@ def plan_site(catalog: Catalog, graph: Graph) -> list[PageSpec]:
     return list(_plan(catalog, graph))
 
 
+def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[PageSpec]:
+    """Yield a listing's pages of PAGE_SIZE rows each: the first at folder, the others at folder/page/N/."""
+    count = max(1, -(-len(rows) // PAGE_SIZE))
+    paths = tuple(folder if n == 1 else f"{folder}page/{n}/" for n in range(1, count + 1))
+    for n, path in enumerate(paths, 1):
+        chunk = tuple(rows[(n - 1) * PAGE_SIZE:n * PAGE_SIZE])
+        yield PageSpec(f"{path}index.html", "listing.html", ListingView(title, intro, chunk, Pager(n, paths, len(rows))))
+
+
 def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link]) -> EntryView:
     slug = item.slug
     hub_links = []
@@ -207,8 +235,7 @@ def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
         tuple(Card(slug, c.title, c.description, counts[slug]) for slug, c in sorted(catalog.categories.items())),
         tuple(Card(slug, h.hub.title, h.hub.summary) for slug, h in sorted(catalog.hubs.items())),
         tuple(rows[e.slug] for e in recent)))
-    yield PageSpec("failures/index.html", "listing.html",
-                   ListingView("All failures", "Every entry in the encyclopedia, by title.", tuple(rows.values())))
+    yield from _listing("failures/", "All failures", "Every entry in the encyclopedia, by title.", list(rows.values()))
     for item in entries:
         yield PageSpec(f"failures/{item.slug}/index.html", "entry.html", _entry_view(catalog, graph, item, link))
     for kind, terms in catalog.taxonomies.items():
@@ -216,8 +243,7 @@ def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
             TAXONOMIES[kind], kind, tuple((t.slug, t.label, len(t.entries)) for t in terms.values())))
         for term in terms.values():
             title = term.label if kind == "categories" else f"{TAXONOMIES[kind].rstrip('s')}: {term.label}"
-            yield PageSpec(f"{kind}/{term.slug}/index.html", "listing.html",
-                           ListingView(title, term.description, tuple(rows[s] for s in term.entries)))
+            yield from _listing(f"{kind}/{term.slug}/", title, term.description, [rows[s] for s in term.entries])
     yield PageSpec("hubs/index.html", "taxonomy.html", TaxonomyView(
         "Hubs", "hubs", tuple((slug, h.hub.title, len(h.hub.rows)) for slug, h in sorted(catalog.hubs.items()))))
     for slug, hub in sorted(catalog.hubs.items()):

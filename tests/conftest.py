@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # the synthetic corpus (corpus.py)
 
 CATEGORIES = """\
 categories:

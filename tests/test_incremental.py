@@ -107,3 +107,27 @@ def test_unchanged_entries_come_from_the_cache_with_their_positions(tmp_path: Pa
     with pytest.raises(ContentError) as broken:
         pipeline.build(options)
     assert any(p.path.endswith("bf16-divergence.yaml") and p.code == "E001" for p in broken.value.problems)
+
+
+def test_long_listings_are_paginated_and_an_edit_renders_only_its_page(tmp_path: Path) -> None:
+    from corpus import write_corpus
+
+    write_corpus(250, tmp_path / "content")
+    options = pipeline.BuildOptions(tmp_path / "content", tmp_path / "site", search=False)
+    pipeline.build(options)
+    site = tmp_path / "site"
+    first, second, third = (site / p / "index.html" for p in ("failures", "failures/page/2", "failures/page/3"))
+    assert not (site / "failures/page/4").exists()
+    assert first.read_text().count('<li>\n    <a href="') == 100 and third.read_text().count('<li>\n    <a href="') == 50
+    assert '250 entries, page 2 of 3.' in second.read_text()
+    assert '<a href="../../../failures/" rel="prev">' in second.read_text() and '<a href="../../../failures/page/3/" rel="next">' in second.read_text()
+    assert "<loc>https://example.org/failures/page/3/</loc>" in (site / "sitemap.xml").read_text()
+
+    # Rows are ordered by title: change the summary line of the row on page 3 only.
+    row = re.search(r'href="\.\./\.\./\.\./failures/(synthetic-failure-\d+)/"', third.read_text()).group(1)  # type: ignore[union-attr]
+    before = {p: p.read_bytes() for p in (first, second, third)}
+    entry = tmp_path / "content/failures" / f"{row}.yaml"
+    entry.write_text(entry.read_text().replace("  symptom: ", "  symptom: Changed. ", 1))
+    rendered = pipeline.build(options).rendered
+    assert [p.read_bytes() == before[p] for p in (first, second, third)] == [True, True, False]
+    assert rendered < 20  # the entry, page 3 of each listing it is on, and nothing that does not show the line

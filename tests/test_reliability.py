@@ -26,7 +26,6 @@ from generator.loading import load_content
 from generator.rendering import render_site
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 @pytest.mark.slow
