@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-ASSET_SCRIPTS = ("assets/diagnose.js", "assets/search.js")
+ASSET_SCRIPTS = ("assets/diagnose.js", "assets/diagnose-engine.js", "assets/search.js")
 
 
 class ParsedPage(HTMLParser):

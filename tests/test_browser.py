@@ -221,3 +221,26 @@ def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site:
     page.keyboard.press("Enter")
     page.wait_for_url(subpath_site + "failures/*/")
     assert errors.errors == []
+
+
+def test_diagnosis_runs_in_a_worker_so_the_page_stays_responsive(browser, site: str, tmp_path: Path) -> None:
+    page, errors = open_page(browser, site + "diagnose/")
+    oom = "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total capacity of 79.11 GiB\n"
+    # While a 20 MB log is scanned, the page's own timers keep firing: the scan is not on its thread.
+    ticks, slug = page.evaluate("""async (oom) => {
+        const log = "step 12 | loss 2.3141 | lr 3.0e-04 | 912 tokens/s\\n".repeat(400000) + oom;
+        let ticks = 0;
+        const timer = setInterval(() => { ticks += 1; }, 5);
+        const result = await window.encyclopediaDiagnose([["big.log", log]]);
+        clearInterval(timer);
+        return [ticks, result.candidates[0].slug];
+    }""", oom)
+    assert slug == "cuda-out-of-memory"
+    assert ticks >= 5, f"the page's timers fired {ticks} times during the scan"
+    # A chosen file is read by the worker, in slices.
+    log = tmp_path / "rank2.log"
+    log.write_text("epoch 1 step 10 loss 1.9\n" * 1000 + oom)
+    page.set_input_files("#log-file", str(log))
+    page.wait_for_selector(".candidates li")
+    assert page.locator(".candidates li").first.locator("a").first.inner_text() == "CUDA out of memory (torch.OutOfMemoryError)"
+    assert errors.errors == []

@@ -1,349 +1,42 @@
-// In-browser log diagnosis: the same matching, ranking and cross-rank reasoning as
-// `encyclopedia diagnose` (generator/diagnosis.py and generator/ranks.py). Patterns,
-// messages and the confidence table come from the page's data (generator/diagnosis.json),
-// so both engines read them from one place; stored test vectors check they agree.
-// The log never leaves the page: no request is made with it, and results are built
-// with textContent only, so nothing from the log or the content is ever run as HTML.
+// The log-diagnosis page: sends the pasted text or the chosen file to the engine
+// (diagnose-engine.js) in a Web Worker and shows its answer. The log never leaves the page:
+// no request is made with it, and results are built with textContent only, so nothing from
+// the log or the content is ever run as HTML.
 "use strict";
 
 (function () {
-  const data = JSON.parse(document.getElementById("signature-data").textContent);
-  const R = data.rules;
-  const P = R.patterns;
-  const TAIL = 1 << 20;  // notable lines are looked for in the last TAIL characters of a log
-  const CARRY = 1 << 20;  // the most of an unfinished line kept between chunks
-  const LAUNCHER = new RegExp(P.launcher_rank);
-  const SEEN = new RegExp("^" + P.seen_rank);
-  const GROUP = new RegExp(P.group_rank);
-  const LOOSE = new RegExp(P.loose_rank);
-  const TIME = new RegExp(P.time);
-  const WORLD = new RegExp(P.world_size);
-  const NOTABLE = new RegExp(P.notable);
-  const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
-  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const raw = document.getElementById("signature-data").textContent;
+  const data = JSON.parse(raw);
+  const engine = createDiagnosisEngine(data);  // also on the page: drafts, messages, and the fallback
+  const { draftEntry, entry, message } = engine;
+  const workerUrl = new URL("diagnose-engine.js", document.currentScript.src);
+  let worker = null;
+  let asked = 0;
+  const waiting = new Map();
 
-  const byKey = new Map();
-  for (const raw of data.signatures) {
-    const sig = { slug: raw.slug, key: raw.key, re: raw.regex ? new RegExp(raw.regex) : null, role: raw.role,
-      routine: raw.routine || 0, spec: raw.key.length + (raw.regex ? 20 : 0),
-      countsAs: raw.role === "root" && raw.routine ? "routine" : raw.role };  // generator/signatures.py line_role
-    if (!byKey.has(sig.key)) byKey.set(sig.key, []);
-    byKey.get(sig.key).push(sig);
-  }
-  const allKeys = [...new Set([...byKey.keys(), "world_size", "world size", ...R.reports.map((r) => r.key)])];
-  const keyPattern = allKeys.sort((a, b) => b.length - a.length).map(escape).join("|");
-  const PREFILTER = new RegExp(keyPattern);
-  const PREFILTER_ALL = new RegExp(keyPattern, "g");
-
-  const firstGroup = (m) => (m ? m.slice(1).find((g) => g !== undefined) ?? null : null);
-  const launcherRank = (line) => firstGroup(LAUNCHER.exec(line));
-  const namedRank = (line) => firstGroup(GROUP.exec(line)) ?? firstGroup(LOOSE.exec(line));
-  const lineRank = (line) => launcherRank(line) ?? namedRank(line);
-  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
-  const message = (name, values) => fill(R.messages[name], values || {});
-  const byInt = (a, b) => Number(a) - Number(b);
-  const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-  const shape = (s) => s.replace(/\d+/g, "");
-  const cmp = (...keys) => (a, b) => {
-    for (const f of keys) { const x = f(a), y = f(b); if (x < y) return -1; if (x > y) return 1; }
-    return 0;
-  };
-
-  function rankList(ranks) {
-    const nums = [...new Set([...ranks].map(Number))].sort((a, b) => a - b);
-    if (nums.length === 1) return `rank ${nums[0]}`;
-    const runs = [];
-    for (const n of nums) {
-      if (runs.length && n === runs[runs.length - 1][1] + 1) runs[runs.length - 1][1] = n;
-      else runs.push([n, n]);
-    }
-    let parts = runs.flatMap(([a, b]) => (b > a + 1 ? [`${a}\u2013${b}`] : a === b ? [`${a}`] : [`${a}`, `${b}`]));
-    if (parts.length > R.max_rank_parts) parts = parts.slice(0, R.max_rank_parts - 1).concat(["\u2026"]);
-    const text = parts.length === 1 ? parts[0] : parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
-    return `ranks ${text}` + (nums.length >= 3 ? ` (${nums.length.toLocaleString("en-US")})` : "");
-  }
-
-  // ---- reports across ranks (generator/ranks.py) ----
-
-  function readReport(line, launcher) {
-    for (const { re, fields } of REPORTS) {
-      const m = re.exec(line);
-      if (!m) continue;
-      const tag = GROUP.exec(line);
-      const group = tag && tag[1] !== undefined ? tag[1] : null;
-      const rank = launcher ?? firstGroup(tag);
-      if (rank === null) return null;
-      const report = { group, rank, seq: null, op: null, enqueued: null, completed: null };
-      fields.forEach((name, i) => {
-        if (["seq", "enqueued", "completed"].includes(name)) report[name] = Number(m[i + 1]);
-        else if (name === "op") report.op = m[i + 1];
-      });
-      return report;
-    }
-    return null;
-  }
-
-  function addReport(reports, report) {
-    const key = report.group ?? "";
-    if (!reports.byGroup.has(key)) reports.byGroup.set(key, new Map());
-    const group = reports.byGroup.get(key);
-    if (!group.has(report.rank)) { group.set(report.rank, report); return; }
-    const known = group.get(report.rank);
-    for (const name of ["seq", "op", "enqueued", "completed"]) if (known[name] === null) known[name] = report[name];
-  }
-
-  function mergedReports(reports) {
-    const groups = new Map([...reports.byGroup].map(([g, r]) => [g, new Map(r)]));
-    const unlabelled = groups.get("") || new Map();
-    for (const [rank, report] of [...unlabelled]) {
-      let twin = null;
-      for (const [name, g] of groups) {
-        if (name !== "" && g.has(rank) && (report.seq === null || report.seq === g.get(rank).seq)) { twin = g.get(rank); break; }
-      }
-      if (twin) { twin.op = twin.op || report.op; unlabelled.delete(rank); }
-    }
-    return new Map([...groups].filter(([, r]) => r.size));
-  }
-
-  const work = (r) => (r.seq !== null ? `SeqNum ${r.seq}` + (r.op ? ` ${r.op}` : "") : "a collective");
-  const plural = (ranks) => {
-    const one = ranks.length === 1;
-    return { it_they: one ? "it" : "they", its_their: one ? "its" : "their", is_are: one ? "is" : "are", s: one ? "" : "s", them: one ? "it" : "them" };
-  };
-
-  function judgeGroup(group, reports, seen, world, reported) {
-    const works = new Map();
-    for (const [rank, r] of reports) if (r.seq !== null) { const w = work(r); if (!works.has(w)) works.set(w, []); works.get(w).push(rank); }
-    const seqs = [...reports.values()].filter((r) => r.seq !== null).map((r) => r.seq);
-    if (works.size > 1) {
-      const parts = [...works].sort(cmp(([, rs]) => Math.min(...rs.map(Number)))).map(([w, rs]) => `${rankList(rs)} at ${w}`).join("; ");
-      if (group === "") return ["undetermined", message("group_unlabelled", { parts }), []];
-      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts }), []];
-    }
-    const top = seqs.length ? Math.max(...seqs) : null;
-    const lagging = [...reports].filter(([, r]) => top !== null && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
-    const withSeq = [...reports.values()].find((r) => r.seq !== null) || reports.values().next().value;
-    const w = work(withSeq);
-    const sentence = message("group_agree", { who: capital(rankList(reports.keys())), work: w, group: group === "" ? "" : ` (process group ${group})` });
-    if (lagging.length) {
-      const enqueued = Math.min(...lagging.map((r) => reports.get(r).enqueued || 0));
-      return ["lagging", sentence + " " + message("lagging", { who: capital(rankList(lagging)), work: w, enqueued, ...plural(lagging) }), lagging];
-    }
-    const silent = group === "" || group === "0" ? [...seen].filter((r) => !reported.has(r)).sort(byInt) : [];  // a report in any group counts
-    if (!silent.length) return ["agree", sentence, []];
-    if (world !== null && Array.from({ length: world }, (_, i) => String(i)).every((r) => seen.has(r))) {
-      return ["stuck", sentence + " " + message("silent_complete", { who: rankList(silent), ...plural(silent) }), silent];
-    }
-    return ["partial", sentence + " " + message("silent", { who: capital(rankList(silent)), ...plural(silent) }), []];
-  }
-
-  const PRIORITY = ["desync", "lagging", "stuck", "undetermined", "partial", "agree"];
-
-  function crossRank(reports) {
-    const groups = mergedReports(reports);
-    if (!groups.size) return null;
-    const cases = [], sentences = [], stuck = new Set(), detail = {};
-    const reported = new Set([...groups.values()].flatMap((g) => [...g.keys()]));
-    for (const group of [...groups.keys()].sort(cmp((g) => (g === "" ? -1 : Number(g))))) {
-      const [c, sentence, blamed] = judgeGroup(group, groups.get(group), reports.seen, reports.world, reported);
-      cases.push(c); sentences.push(sentence); blamed.forEach((r) => stuck.add(r));
-      detail[group] = {};
-      for (const [rank, r] of [...groups.get(group)].sort(([a], [b]) => byInt(a, b))) {
-        detail[group][rank] = { seq: r.seq, op: r.op, enqueued: r.enqueued, completed: r.completed };
+  // Run the engine in a worker when the browser allows it, on the page otherwise.
+  function diagnose(sources) {
+    if (worker === null) {
+      try {
+        worker = new Worker(workerUrl);
+        worker.onmessage = (event) => {
+          const { id, result, error } = event.data;
+          const [resolve, reject] = waiting.get(id);
+          waiting.delete(id);
+          if (error) reject(new Error(error)); else resolve(result);
+        };
+      } catch (error) {
+        worker = false;
       }
     }
-    const worst = cases.reduce((a, b) => (PRIORITY.indexOf(b) < PRIORITY.indexOf(a) ? b : a));
-    return { case: worst, groups: detail, stuck_ranks: [...stuck].sort(byInt), summary: sentences.join(" ") };
-  }
-
-  // ---- scanning (generator/diagnosis.py) ----
-
-  function newState() {
-    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [],
-      order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set() };
-  }
-
-  function* keyedPieces(state, line, lineNo) {
-    if (line.length <= R.long_line) { if (PREFILTER.test(line)) yield line; return; }
-    // A long line is looked at in windows around its keys, at most max_windows of them.
-    PREFILTER_ALL.lastIndex = 0;
-    let m;
-    while ((m = PREFILTER_ALL.exec(line)) !== null) {
-      const taken = state.windows[0] === lineNo ? state.windows[1] : 0;
-      if (taken >= R.max_windows) return;
-      const left = Math.max(0, m.index - R.window), right = Math.min(line.length, m.index + m[0].length + R.window);
-      state.windows = [lineNo, taken + 1];
-      yield line.slice(left, right);
-      PREFILTER_ALL.lastIndex = right;
+    if (!worker) {
+      return engine.diagnoseSources(sources.map((s) => ({ name: s.name, chunks: s.file ? engine.fileChunks(s.file) : s.chunks })));
     }
-  }
-
-  function scanLine(state, source, line, lineNo) {
-    const seen = SEEN.exec(line);
-    if (seen) state.reports.seen.add(firstGroup(seen));
-    for (const text of keyedPieces(state, line, lineNo)) scanPiece(state, source, text, lineNo);
-  }
-
-  const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
-    routineLines: 0, routineLimit: 0, unowned: 0 });
-
-  function scanPiece(state, source, text, lineNo) {
-    const matched = [];
-    for (const [key, sigs] of byKey) {
-      if (!text.includes(key)) continue;
-      for (const sig of sigs) if (!sig.re || sig.re.test(text)) matched.push(sig);
-    }
-    const launcher = launcherRank(text);
-    const report = readReport(text, launcher);
-    const world = WORLD.exec(text);
-    if (!matched.length && !report && !world) return;  // a key, but no signature's regex matched: nothing to learn
-    state.order += 1;
-    if (launcher !== null) state.reports.seen.add(launcher);
-    if (report) addReport(state.reports, report);
-    if (world) state.reports.world = Number(world[1]);
-    const rank = launcher ?? namedRank(text);
-    const owned = matched.some((s) => s.role === "root");
-    if (matched.length && state.line !== `${source}\n${lineNo}`) {  // windows of one long line count once
-      state.line = `${source}\n${lineNo}`;
-      state.counted = new Set();
-      state.matchedLines += 1;
-    }
-    let lineEvidence = null;  // made once, and only when some entry keeps it
-    for (const sig of matched) {
-      if (!state.hits.has(sig.slug)) state.hits.set(sig.slug, newHits(state.order));
-      const h = state.hits.get(sig.slug);
-      h.count += 1;
-      if (!state.counted.has(sig.slug)) h.lines += 1;
-      if (!state.counted.has(`${sig.slug} ${sig.countsAs}`)) h.roleLines[sig.countsAs] = (h.roleLines[sig.countsAs] || 0) + 1;
-      state.counted.add(sig.slug).add(`${sig.slug} ${sig.countsAs}`);
-      if (!owned) h.unowned += 1;
-      if (rank !== null) h.ranks.add(rank);
-      if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
-      const isRoot = sig.role === "root" && (h.root === null || (h.rootOrder === state.order && sig.spec > h.rootSpec));
-      if (!isRoot && h.evidence.length >= R.max_evidence) continue;
-      if (lineEvidence === null) {
-        const time = TIME.exec(text);
-        lineEvidence = { source, line: lineNo, rank, time: time ? time[0] : null, text: text.trim().slice(0, R.max_text) };
-      }
-      const ev = { ...lineEvidence, signature: sig.key, role: sig.role };
-      if (isRoot) { h.root = ev; h.rootOrder = state.order; h.rootSpec = sig.spec; }
-      if (h.evidence.length < R.max_evidence) h.evidence.push(ev);
-    }
-  }
-
-  function collectNotable(state, source, tail) {
-    const lines = tail.split("\n");
-    if (lines.length && lines[lines.length - 1] === "") lines.pop();
-    const first = state.lines - lines.length + 1;
-    lines.forEach((line, offset) => {
-      if (line.length > R.long_line || !NOTABLE.test(line)) return;
-      const text = line.trim().slice(0, R.max_text);
-      state.notable = state.notable.filter((n) => shape(n.text) !== shape(text));
-      state.notable.push({ source, line: first + offset, rank: lineRank(line), text });
-      if (state.notable.length > R.max_notable) state.notable.shift();
+    const id = ++asked;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, [resolve, reject]);
+      worker.postMessage({ id, data: raw, sources });
     });
-  }
-
-  // ---- ranking (generator/diagnosis.py) ----
-
-  const entry = (slug) => data.entries[slug];
-  const causesOf = (slug) => entry(slug).caused_by || [];
-  const isRoutine = (h) => h.routineLines === h.count && h.count <= h.routineLimit;
-
-  function where(ev) {
-    if (ev.signature === "cross-rank") return "the timeout reports of every rank";
-    return `${ev.source !== "-" ? ev.source + ":" : "line "}${ev.line}${ev.rank !== null ? " on rank " + ev.rank : ""}`;
-  }
-
-  function rankCandidates(state, cross) {
-    const hits = new Map([...state.hits].filter(([, h]) => !isRoutine(h)));
-    const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.lines,
-      note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
-    const derived = crossRankEvidence(state, cross, hits);
-    const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
-    const present = (s) => causesOf(s).some((c) => roots.includes(c) && c !== s);
-    const explained = new Set(roots.filter(present));
-    roots.sort(cmp((s) => explained.has(s), (s) => hits.get(s).rootOrder, (s) => -hits.get(s).rootSpec, (s) => -hits.get(s).ranks.size,
-      (s) => -hits.get(s).count, (s) => entry(s).id));
-    const top = roots.length ? roots[0] : null;
-    const causes = top ? causesOf(top) : [];
-    const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
-    const downstream = new Set(collateral.filter(present));
-    collateral.sort(cmp((s) => !downstream.has(s), (s) => hits.get(s).first, (s) => -hits.get(s).count, (s) => entry(s).id));
-    const weak = new Set([...explained, ...downstream]);
-    const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
-    const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
-      .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
-    return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines,
-      lines_by_entry: linesByEntry(state), cross_rank: cross };
-  }
-
-  function linesByEntry(state) {
-    const sorted = (keys) => [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const out = {};
-    for (const slug of sorted(state.hits.keys())) {
-      const h = state.hits.get(slug);
-      if (h.lines) out[slug] = Object.fromEntries(sorted(Object.keys(h.roleLines)).map((r) => [r, h.roleLines[r]]));
-    }
-    return out;
-  }
-
-  function crossRankEvidence(state, cross, hits) {
-    const slug = cross ? { desync: R.desync_entry, lagging: R.stuck_entry, stuck: R.stuck_entry }[cross.case] : undefined;
-    if (!slug || !data.entries[slug]) return {};
-    const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
-    if (!hits.has(slug)) hits.set(slug, newHits(first));
-    const h = hits.get(slug);
-    h.root = { source: "", line: 0, rank: null, time: null, text: cross.summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
-    h.rootOrder = first; h.rootSpec = R.specific;
-    return { [slug]: cross.summary };
-  }
-
-  function candidate(slug, hits, roots, weak, crossSummary) {
-    const h = hits.get(slug);
-    const role = h.root !== null ? "root" : "collateral";
-    const contested = roots.some((r) => r !== slug && !weak.has(r));
-    const spec = h.root !== null ? h.rootSpec : Math.max(...h.evidence.map((e) => e.signature.length));
-    const basis = [role, weak.has(slug) ? "explained" : "first", spec >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
-    return { slug, id: entry(slug).id, title: entry(slug).title, score: R.confidence[basis], role, evidence: h.evidence,
-      explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.lines, ranks: [...h.ranks].sort(byInt), basis };
-  }
-
-  function explain(slug, h, hits, roots, crossSummary) {
-    if (crossSummary !== undefined) return message("cross_rank", { summary: crossSummary });
-    const cause = roots.find((c) => c !== slug && causesOf(slug).includes(c));
-    if (cause !== undefined) {
-      return message("downstream", { title: entry(slug).title, ranks: h.ranks.size ? ` on ${rankList(h.ranks)}` : "",
-        cause: entry(cause).title, where: where(hits.get(cause).root) });
-    }
-    if (h.root !== null) return message("root", { where: where(h.root) });
-    return message("collateral", { ranks: h.ranks.size ? ` on ${rankList(h.ranks)}` : "" });
-  }
-
-  // ---- proposing an entry from a line (generator/scaffold.py fills the same template) ----
-
-  const DRAFT_PREFIXES = R.draft_prefixes.map((p) => new RegExp(p));
-
-  function signatureKey(line) {
-    let text = line.trim();
-    for (const prefix of DRAFT_PREFIXES) text = text.replace(prefix, "");
-    const number = text.slice(20).search(/\d/);
-    if (number >= 0) text = text.slice(0, 20 + number);
-    return text.slice(0, 120).replace(/[ :=,([{'"]+$/, "") || line.trim().slice(0, 120);
-  }
-
-  const slugFromTitle = (title) => title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/^-+|-+$/g, "");
-
-  function draftEntry(line, today) {
-    const key = signatureKey(line);
-    const signatures = "signatures:\n" +
-      `  - key: ${JSON.stringify(key)}\n` +
-      "    role: root  # root: this message names the failure; collateral: other ranks print it because of it\n" +
-      "    examples:\n" +
-      `      - ${JSON.stringify(line.trim())}`;
-    const title = key.slice(0, 80);
-    return { slug: slugFromTitle(title), text: fill(data.draft.template, { id: data.draft.next_id, title: JSON.stringify(title),
-      category: data.draft.category, today, signatures }) };
   }
 
   function proposal(line) {
@@ -359,40 +52,7 @@
     return box;
   }
 
-  // ---- reading ----
 
-  async function diagnoseSources(sources) {
-    const state = newState();
-    let total = 0;
-    for (const { name, chunks } of sources) {
-      let carry = "", tail = "", lineNo = 0;
-      state.lines = 0;
-      for await (const chunk of chunks) {
-        tail = (tail + chunk).slice(-TAIL);
-        const text = carry + chunk;
-        const lines = text.split("\n");
-        carry = lines.pop();
-        for (const line of lines) scanLine(state, name, line, ++lineNo);
-        if (carry.length > CARRY) { scanLine(state, name, carry, lineNo + 1); carry = ""; }
-      }
-      if (carry) scanLine(state, name, carry, ++lineNo);
-      state.lines = lineNo;
-      total += lineNo;
-      collectNotable(state, name, tail);
-    }
-    return { ...rankCandidates(state, crossRank(state.reports)), lines: total };
-  }
-
-  async function* fileChunks(file) {
-    const decoder = new TextDecoder("utf-8");  // invalid bytes become U+FFFD
-    const size = 4 << 20;
-    for (let offset = 0; offset < file.size; offset += size) {
-      yield decoder.decode(await file.slice(offset, offset + size).arrayBuffer(), { stream: true });
-    }
-    yield decoder.decode();
-  }
-
-  // ---- showing ----
 
   function el(tag, text, cls) {
     const node = document.createElement(tag);
@@ -475,7 +135,7 @@
 
   async function run(sources) {
     const start = performance.now();
-    const result = await diagnoseSources(sources);
+    const result = await diagnose(sources);
     show(result, (performance.now() - start) / 1000, result.lines);
   }
 
@@ -485,7 +145,7 @@
   const pasted = (text) => [{ name: "-", chunks: [text] }];
   form.addEventListener("submit", (event) => { event.preventDefault(); run(pasted(textarea.value)); });
   fileInput.addEventListener("change", () => {
-    if (fileInput.files.length) run([{ name: fileInput.files[0].name, chunks: fileChunks(fileInput.files[0]) }]);
+    if (fileInput.files.length) run([{ name: fileInput.files[0].name, file: fileInput.files[0] }]);
   });
   const samples = document.getElementById("sample-logs");
   if (samples) {
@@ -503,5 +163,5 @@
   form.hidden = false;
   // Used by the browser tests and benchmarks: the engine on [name, text or chunks] pairs, as the CLI reads files.
   window.encyclopediaDraft = draftEntry;
-  window.encyclopediaDiagnose = (logs) => diagnoseSources(logs.map(([name, text]) => ({ name, chunks: Array.isArray(text) ? text : [text] })));
+  window.encyclopediaDiagnose = (logs) => diagnose(logs.map(([name, text]) => ({ name, chunks: Array.isArray(text) ? text : [text] })));
 })();
