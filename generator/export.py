@@ -113,7 +113,7 @@ def prometheus_rules(catalog: Catalog) -> str:
               f"({catalog.site.base_url}).\n# Alerts on the counters of the mtail program "
               "(`encyclopedia export --format mtail`).\n")
     group = {"name": "ml-failure-encyclopedia", "rules": rules}
-    return header + yaml.safe_dump({"groups": [group]}, sort_keys=False, allow_unicode=True, width=1000)
+    return header + yaml.dump({"groups": [group]}, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
 def grep_patterns(catalog: Catalog) -> str:
