@@ -157,6 +157,9 @@ class EntryCache:
         return EntryCache(code)
 
     def save(self, path: Path) -> None:
+        """Store what this run read; nothing to do when every entry came from the cache."""
+        if self.hits == len(self.kept) and self.kept.keys() == self.known.keys() and path.is_file():
+            return
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps((self.code, self.kept), protocol=5))
         tmp.replace(path)
@@ -259,7 +262,7 @@ def _read_samples(folder: Path, root: Path, samples: SampleLogs, source: SourceM
 
 def display_path(path: Path, base: Path | None = None) -> str:
     """Return a path as shown in messages: relative to base (default: the working folder) when inside it."""
-    base = (base or Path.cwd()).resolve()
+    base = base or Path.cwd().resolve()  # callers pass a resolved base: resolving costs a stat per part
     absolute = path.absolute()
     try:
         return absolute.relative_to(base).as_posix()
