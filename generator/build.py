@@ -21,23 +21,13 @@ from .catalog import Catalog, build_catalog, without_drafts
 from .errors import GeneratorError
 from .export import export_files
 from .graph import build_graph
-from .incremental import PageCache, files_digest, global_digest, render_incrementally
+from .incremental import PageCache, global_digest, render_incrementally
+from .inputs import BuildOptions, Fingerprint, fingerprint, is_up_to_date
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
-from .rendering import TEMPLATES, Renderer, category_names, stylesheet
+from .rendering import Renderer, category_names, stylesheet
 from .schema import SiteConfig
-from .site import MARKER, Staging, static_files
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    content: Path
-    out: Path
-    site: dict[str, str] = field(default_factory=dict)  # base_url, repo_url, repo_branch in place of content/site.yaml's
-    search: bool = True
-    jobs: int = 1
-    clean: bool = False
-    drafts: bool = False
+from .site import Staging, static_files
 
 
 @dataclass
@@ -95,11 +85,12 @@ def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
         raise GeneratorError(f"--{name.replace('_', '-')} {options[name]!r}: {why}") from None
 
 
-def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerprint | None = None) -> BuildResult:
     """Check, render and write the site; a result with no pages means nothing needed doing.
 
-    The cache beside the output lets a rebuild skip everything when no input changed, and
-    re-render only the pages whose inputs changed otherwise (raises ContentError).
+    The stamp and caches beside the output let a rebuild skip everything when no input changed
+    (seen: the inputs' fingerprint, if the caller has taken it), and re-render only the pages
+    whose inputs changed otherwise (raises ContentError).
     """
     report = progress or Progress(enabled=False)
     result = BuildResult()
@@ -111,15 +102,13 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         yield
         result.timings.append((name, time.perf_counter() - start))
 
-    out = options.out
-    cache_path = out.parent / f".{out.name}.cache"
-    entries_path = out.parent / f".{out.name}.entries"
-    cache = PageCache() if options.clean else PageCache.load(cache_path)
-    code = files_digest([TEMPLATES, Path(__file__).parent], "")
-    entry_cache = EntryCache(code) if options.clean else EntryCache.load(entries_path, code)
-    inputs = files_digest([options.content], f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}")
-    if cache.inputs == inputs and (out / MARKER).is_file():
+    seen = seen or fingerprint(options)
+    if is_up_to_date(options, seen):
         return result
+    options.beside_out("inputs").unlink(missing_ok=True)  # the output is about to stop matching it
+    cache_path, entries_path = options.beside_out("cache"), options.beside_out("entries")
+    cache = PageCache() if options.clean else PageCache.load(cache_path)
+    entry_cache = EntryCache(seen.code) if options.clean else EntryCache.load(entries_path, seen.code)
     with stage("loading and checking the content"):
         catalog = load_catalog(options.content, options.drafts, entry_cache)
         catalog.site = site_with(catalog.site, options.site)
@@ -128,18 +117,18 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         graph = build_graph(catalog)
     with stage("planning the pages"):
         plan = plan_site(catalog, graph)
-        everywhere = global_digest(code, catalog)
-    with Staging(out) as staging:
+        everywhere = global_digest(seen.code, catalog)
+    with Staging(options.out) as staging:
         with stage("rendering and writing the pages"):
-            render = Renderer(catalog.site, category_names(catalog), TEMPLATES)
-            renewed, pages = render_incrementally(plan, render, cache, out, everywhere, options.jobs,
+            render = Renderer(catalog.site, category_names(catalog), options.templates)
+            renewed, pages = render_incrementally(plan, render, cache, options.out, everywhere, options.jobs,
                                                   lambda done, total: report("rendering", done, total))
             for page in pages:
                 staging.page(page)
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
             files = {**render_api(catalog, [spec.path for spec in plan if spec.listed]), **export_files(catalog), **scripts,
-                     **static_files(stylesheet(TEMPLATES), TEMPLATES / "static")}
+                     **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
                 staging.put(path, data)
         # The search index covers entry pages only: keep it when the same entry pages are unchanged.
@@ -149,8 +138,9 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         with stage("search index and swap" if options.search and not reuse_search else "swap"):
             staging.commit(search=options.search, reuse_search=reuse_search)
     report.finish()
-    renewed.inputs, renewed.searched = inputs, options.search
+    renewed.searched = options.search
     renewed.save(cache_path)
+    options.beside_out("inputs").write_text(seen.inputs, encoding="ascii")
     result.entries, result.pages, result.cached = len(catalog.entries), len(plan), entry_cache.hits
     result.rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])
     return result

@@ -1,4 +1,8 @@
-"""The `encyclopedia` command: the only place that prints problems and picks exit codes."""
+"""The `encyclopedia` command: the only place that prints problems and picks exit codes.
+
+Each command imports the stages it runs when it runs: `build` with nothing changed answers
+from the inputs' fingerprint before pydantic, Jinja and Pygments are loaded.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +14,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .answers import diagnosis_json, format_diagnosis
-from .api import entry_schema_json, signature_data
-from .build import BuildOptions, BuildResult, Progress, build, load_catalog, site_with
-from .diagnosis import SignatureIndex, scan
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
-from .export import FORMATS, export
-from .quality import check_quality
-from .rendering import TEMPLATES
-from .repro import run_reproduction, torch_version
+from .inputs import TEMPLATES, BuildOptions, fingerprint, is_up_to_date
 from .scaffold import DEFAULT_CATEGORY, draft_entry, next_id, signature_key, slug_from_title
-from .serve import serve
+
+EXPORT_FORMATS = ("mtail", "prometheus-rules", "grep")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     diagnose.add_argument("--json", action="store_true", help="print the result as JSON")
     diagnose.add_argument("--top", type=int, default=5, help="how many entries to show (default: 5)")
     export = sub.add_parser("export", help="write the error signatures for a log pipeline (mtail, Prometheus alerting rules, grep)")
-    export.add_argument("--format", choices=FORMATS, required=True,
+    export.add_argument("--format", choices=EXPORT_FORMATS, required=True,
                         help="mtail: a program counting matching lines; prometheus-rules: alerts on its counters; grep: a grep -E -f file")
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
     export.add_argument("--content", type=Path, help="content folder (default: ./content, else the one this tool was installed from)")
@@ -87,6 +85,9 @@ def _check(args: argparse.Namespace) -> int:
             raise GeneratorError(f"no rule {args.explain!r} (expected one of: {', '.join(RULES)})")
         print(f"{rule.code} {rule.name}\n\nWhat it protects: {rule.protects}\n\nHow to fix it: {rule.fix}")
         return 0
+    from .build import load_catalog
+    from .quality import check_quality
+
     try:
         catalog = load_catalog(args.content)
         warnings = check_quality(catalog)
@@ -141,6 +142,8 @@ def _new(args: argparse.Namespace) -> int:
     if args.title is None and line is None:
         raise GeneratorError("a title is needed (or --from-log LOG --line N to start from a log line)")
     args.title = args.title or signature_key(line or "")[:80]
+    from .build import load_catalog
+
     catalog = load_catalog(args.content)
     if args.category not in catalog.categories:
         raise GeneratorError(f"--category {args.category!r} is not a category (expected one of: {', '.join(sorted(catalog.categories))})")
@@ -157,6 +160,8 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
+    from .api import entry_schema_json
+
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(entry_schema_json(), encoding="utf-8")
     print(f"wrote {args.out}")
@@ -167,7 +172,13 @@ def _build(args: argparse.Namespace) -> int:
     site = {"base_url": args.base_url, "repo_url": args.repo_url, "repo_branch": args.repo_branch}
     options = BuildOptions(args.content, args.out, {k: v for k, v in site.items() if v is not None}, not args.no_search,
                            args.jobs, args.clean, args.drafts)
-    result = build(options, Progress(enabled=not args.quiet and sys.stderr.isatty()))
+    seen = fingerprint(options)
+    if is_up_to_date(options, seen):
+        print(f"{args.out}/ is up to date")
+        return 0
+    from .build import Progress, build
+
+    result = build(options, Progress(enabled=not args.quiet and sys.stderr.isatty()), seen)
     if result.up_to_date:
         print(f"{args.out}/ is up to date")
     else:
@@ -182,6 +193,9 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from .build import BuildResult, build
+    from .serve import serve
+
     def ready(url: str) -> None:
         print(f"serving {args.out}/ on {url} (Ctrl-C stops)", flush=True)
 
@@ -205,6 +219,8 @@ LEDGER_HEADER = """\
 
 
 def _ledger(args: argparse.Namespace) -> int:
+    from .build import load_catalog
+
     catalog = load_catalog(args.content)
     recorded = {entry_id: list(slugs) for entry_id, slugs in catalog.ledger.root.items()}
     added = 0
@@ -220,6 +236,9 @@ def _ledger(args: argparse.Namespace) -> int:
 
 
 def _verify_repro(args: argparse.Namespace) -> int:
+    from .build import load_catalog
+    from .repro import run_reproduction, torch_version
+
     catalog = load_catalog(args.content)
     unknown = [slug for slug in args.slugs if slug not in catalog.repro_scripts]
     if unknown:
@@ -262,6 +281,11 @@ def _chunks(name: str) -> Iterator[bytes]:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
+    from .answers import diagnosis_json, format_diagnosis
+    from .api import signature_data
+    from .build import load_catalog
+    from .diagnosis import SignatureIndex, scan
+
     for name in args.logs:
         if name != "-" and not Path(name).is_file():
             raise GeneratorError(f"{name}: no such log file")
@@ -273,6 +297,9 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from .build import load_catalog, site_with
+    from .export import export
+
     catalog = load_catalog(_content_folder(args.content), drafts=False)
     catalog.site = site_with(catalog.site, {"base_url": args.base_url} if args.base_url else {})
     text = export(catalog, args.format)

@@ -24,7 +24,6 @@ from .schema import Signature
 from .signatures import line_role
 
 METRIC = "ml_failure_signature_lines_total"
-FORMATS = ("mtail", "prometheus-rules", "grep")
 FILES = {"mtail": "api/ml-failures.mtail", "prometheus-rules": "api/ml-failures.rules.yml", "grep": "api/ml-failures.grep"}
 ROLES = ("root", "routine", "collateral")  # routine: root signatures a healthy run prints up to N times
 SEVERITY = {"critical": "critical", "high": "critical", "medium": "warning", "low": "info"}
@@ -46,7 +45,7 @@ class ExportError(GeneratorError):
 
 
 def export(catalog: Catalog, fmt: str) -> str:
-    """Return the catalog's signatures in one of FORMATS."""
+    """Return the catalog's signatures in one of the formats of FILES."""
     return {"mtail": mtail_program, "prometheus-rules": prometheus_rules, "grep": grep_patterns}[fmt](catalog)
 
 

@@ -22,12 +22,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from .catalog import Catalog
+from .inputs import VERSION
 from .loading import Source
 from .pages import PageSpec
 from .pool import run_parallel
 from .site import Page
-
-VERSION = 2
 
 
 class _Digester(pickle.Pickler):
@@ -55,11 +54,9 @@ def page_digest(everywhere: str, spec: PageSpec) -> str:
 
 @dataclass
 class PageCache:
-    """What the last build rendered: the digest of each page; and a fingerprint of every input
-    file, so that a rebuild with nothing changed stops at once."""
+    """What the last build rendered: the digest of each page."""
 
     pages: dict[str, str] = field(default_factory=dict)
-    inputs: str = ""
     searched: bool = False  # the previous build made a search index
     version: int = VERSION
 
@@ -76,14 +73,6 @@ class PageCache:
         tmp.write_bytes(pickle.dumps(self, protocol=4))
         tmp.replace(path)
 
-
-def files_digest(paths: list[Path], extra: str) -> str:
-    """Return a digest of every file under paths (names and bytes) and extra."""
-    h = hashlib.sha1(f"{VERSION}:{extra}".encode())
-    for root in paths:
-        for file in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def global_digest(code: str, catalog: Catalog) -> str:

@@ -15,6 +15,7 @@ from pygments.formatters import HtmlFormatter
 
 from .catalog import TAXONOMIES, Catalog, system_slug
 from .graph import Graph, graph_svg
+from .inputs import TEMPLATES
 from .loading import LoadedEntry
 from .pages import PageSpec, plan_site
 from .pool import run_parallel
@@ -22,7 +23,6 @@ from .prose import highlight_code, render_inline, render_markdown
 from .schema import SiteConfig, SourceRef
 from .site import Page
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 RELATION_LABELS = {
     "causes": "Causes",
     "caused-by": "Caused by",

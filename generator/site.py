@@ -12,8 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Self
 
 from .errors import GeneratorError
-
-MARKER = ".encyclopedia-build"
+from .inputs import MARKER
 
 
 @dataclass(frozen=True)

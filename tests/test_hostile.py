@@ -89,7 +89,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     before = {p for p in work.parent.iterdir()}
     assert main(["build", "--content", str(work / "content"), "--out", str(work / "site")]) == 0
     assert {p for p in work.parent.iterdir()} == before  # nothing written beside the output folder
-    assert sorted(p.name for p in work.iterdir()) == [".site.cache", ".site.entries", "content", "site"]
+    assert sorted(p.name for p in work.iterdir()) == [".site.cache", ".site.entries", ".site.inputs", "content", "site"]
     server, base = serve(work / "site")
     yield base, work / "site"
     server.shutdown()

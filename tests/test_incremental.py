@@ -4,27 +4,28 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import read_tree
 
 from generator import build as pipeline
-from generator.cli import main
 from generator.errors import ContentError
-from generator.rendering import TEMPLATES
+from generator.inputs import TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _same_as_clean(work: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["build", "--no-search", "--content", str(work / "content"), "--out", str(work / "site")]) == 0
-    said = capsys.readouterr().out
+def _same_as_clean(work: Path) -> pipeline.BuildResult:
+    options = pipeline.BuildOptions(work / "content", work / "site", search=False, templates=work / "templates")
+    result = pipeline.build(options)
     shutil.rmtree(work / "clean", ignore_errors=True)
-    assert main(["build", "--no-search", "--clean", "--content", str(work / "content"), "--out", str(work / "clean")]) == 0
-    capsys.readouterr()
+    pipeline.build(replace(options, out=work / "clean", clean=True))
     assert read_tree(work / "site") == read_tree(work / "clean")
-    return said
+    return result
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -34,53 +35,48 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 @pytest.mark.slow
-def test_incremental_output_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_incremental_output_equals_a_clean_build(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(TEMPLATES, tmp_path / "templates")
-    monkeypatch.setattr(pipeline, "TEMPLATES", tmp_path / "templates")
     failures = tmp_path / "content/failures"
-    said = _same_as_clean(tmp_path, capsys)
-    total = int(re.search(r"of (\d+) pages", said).group(1))  # type: ignore[union-attr]
-
-    assert main(["build", "--no-search", "--content", str(tmp_path / "content"), "--out", str(tmp_path / "site")]) == 0
-    assert capsys.readouterr().out == f"{tmp_path / 'site'}/ is up to date\n"
+    total = _same_as_clean(tmp_path).pages
+    assert _same_as_clean(tmp_path).up_to_date
 
     # An entry's title appears on its page, in listings, in neighbours' graphs and in the hub.
     _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
-    rendered = int(re.search(r"\((\d+) of", _same_as_clean(tmp_path, capsys)).group(1))  # type: ignore[union-attr]
-    assert 1 < rendered < total / 2
+    assert 1 < _same_as_clean(tmp_path).rendered < total / 2
 
     # A new relation changes both entries' pages and their neighbours' graphs.
     _edit(failures / "nan-inf-loss.yaml", "related:\n", "related:\n  - slug: cuda-out-of-memory\n    type: see-also\n")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # A new tag adds a taxonomy page and changes the tags index.
     _edit(failures / "bf16-divergence.yaml", "tags: [", "tags: [brand-new-tag, ")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # Entry text shows on its own page and in listings (the quick answer's symptom).
     _edit(failures / "dataloader-hang-deadlock.yaml", "Training stops making progress", "Training makes no progress")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # A category change moves the entry between listings, graphs and neighbours' colours.
     _edit(failures / "dataloader-hang-deadlock.yaml", "category: data-loading", "category: fail-slow")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # A hub row's text shows on the hub page, and the hub's title on every entry its rows name.
     hub = tmp_path / "content/hubs/nccl-errors.yaml"
     _edit(hub, "An operating-system call, or a call", "An OS call, or a call")
     _edit(hub, "title: NCCL and ProcessGroupNCCL error messages", "title: NCCL and ProcessGroupNCCL messages")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # The stylesheet is shared by every page.
     with (tmp_path / "templates/static/style.css").open("a") as css:
         css.write("\n.hub-box { margin-top: 2rem; }\n")
-    _same_as_clean(tmp_path, capsys)
+    _same_as_clean(tmp_path)
 
     # A template change re-renders everything that uses it.
     _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
-    said = _same_as_clean(tmp_path, capsys)
-    assert f"({total + 1} of {total + 1} pages rendered)" in said
+    result = _same_as_clean(tmp_path)
+    assert result.rendered == result.pages == total + 1
 
 
 def test_unchanged_entries_come_from_the_cache_with_their_positions(tmp_path: Path) -> None:
@@ -131,3 +127,16 @@ def test_long_listings_are_paginated_and_an_edit_renders_only_its_page(tmp_path:
     rendered = pipeline.build(options).rendered
     assert [p.read_bytes() == before[p] for p in (first, second, third)] == [True, True, False]
     assert rendered < 20  # the entry, page 3 of each listing it is on, and nothing that does not show the line
+
+
+def test_a_no_op_build_answers_before_the_rendering_stack_is_imported(content: Path) -> None:
+    build = [sys.executable, "-c", ("import sys; from generator.cli import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in ('pydantic', 'jinja2', 'pygments', 'yaml') if m in sys.modules)); sys.exit(code)"),
+             "build", "--no-search", "--out", "site"]
+    first = subprocess.run(build, cwd=content.parent, capture_output=True, text=True, check=True)
+    assert first.stdout.endswith("['jinja2', 'pydantic', 'pygments', 'yaml']\n")
+    again = subprocess.run(build, cwd=content.parent, capture_output=True, text=True, check=True)
+    assert again.stdout == "site/ is up to date\n[]\n"
+    _edit(content / "failures/first-failure.yaml", "title: First failure", "title: First failure, edited")  # any input byte counts
+    edited = subprocess.run(build, cwd=content.parent, capture_output=True, text=True, check=True)
+    assert edited.stdout.startswith("built 2 entries")

@@ -12,7 +12,8 @@ from conftest import read_tree, write_tree
 
 from generator.cli import main
 from generator.errors import GeneratorError
-from generator.site import MARKER, Page, Staging
+from generator.inputs import MARKER
+from generator.site import Page, Staging
 
 
 def test_two_builds_are_byte_identical_across_hash_seeds(content: Path, tmp_path: Path) -> None:

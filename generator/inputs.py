@@ -1,0 +1,61 @@
+"""What a build is given: its options, and a fingerprint of every file it reads and of the
+generator itself. Standard library only, so that a build with nothing changed answers before
+pydantic, Jinja and Pygments are imported (the stamp beside the output holds the fingerprint
+of the inputs the site was last built from)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GENERATOR = Path(__file__).resolve().parent
+TEMPLATES = GENERATOR.parent / "templates"
+MARKER = ".encyclopedia-build"  # in every folder the generator wrote
+VERSION = 3  # of the caches and the stamp kept beside the output
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    content: Path
+    out: Path
+    site: dict[str, str] = field(default_factory=dict)  # base_url, repo_url, repo_branch in place of content/site.yaml's
+    search: bool = True
+    jobs: int = 1
+    clean: bool = False
+    drafts: bool = False
+    templates: Path = TEMPLATES  # templates, stylesheet and assets
+
+    def beside_out(self, kind: str) -> Path:
+        """Return the path of one of the files kept beside the output (cache, entries, inputs)."""
+        return self.out.parent / f".{self.out.name}.{kind}"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    code: str  # the generator's code, templates and assets
+    inputs: str  # the code, the content folder and the options that change the output
+
+
+def files_digest(paths: list[Path], extra: str) -> str:
+    """Return a digest of every file under paths (names and bytes) and extra."""
+    h = hashlib.sha1(f"{VERSION}:{extra}".encode())
+    for root in paths:
+        for file in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def fingerprint(options: BuildOptions) -> Fingerprint:
+    """Return the fingerprint of what a build with these options reads."""
+    code = files_digest([options.templates, GENERATOR], "")
+    return Fingerprint(code, files_digest([options.content], f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}"))
+
+
+def is_up_to_date(options: BuildOptions, seen: Fingerprint) -> bool:
+    """Return whether the output folder is the build of exactly these inputs."""
+    try:
+        stamp = options.beside_out("inputs").read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return not options.clean and stamp == seen.inputs and (options.out / MARKER).is_file()
