@@ -10,6 +10,7 @@ import functools
 import html
 import http.server
 import threading
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,26 +18,31 @@ import watchfiles
 
 from .errors import ContentError, GeneratorError
 
-RELOAD_JS = b"""// Dev server only: reload the page when the site is rebuilt.
-(function () {
+RELOAD_JS = b"""// Dev server only: reload the page as soon as the site is rebuilt. The server holds
+// each /__version?after=N request until the version is no longer N (or 25 s pass).
+(async function () {
   let seen = null;
-  setInterval(async () => {
+  for (;;) {
     try {
-      const now = await (await fetch("/__version", { cache: "no-store" })).text();
-      if (seen !== null && now !== seen) location.reload();
+      const query = seen === null ? "" : "?after=" + encodeURIComponent(seen);
+      const now = await (await fetch("/__version" + query, { cache: "no-store" })).text();
+      if (seen !== null && now !== seen) { location.reload(); return; }
       seen = now;
-    } catch (err) { /* the server is restarting */ }
-  }, 700);
+    } catch (err) {  // the server is restarting
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 })();
 """
 RELOAD_TAG = b'<script src="/__reload.js"></script>'
+LONG_POLL_SECONDS = 25
 
 
 class _State:
     def __init__(self) -> None:
         self.version = 0
         self.problems: list[str] = []
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()  # notified when a rebuild bumps the version
 
 
 def _rebuild(build: Callable[[], object], state: _State, log: Callable[[str], None]) -> None:
@@ -53,6 +59,7 @@ def _rebuild(build: Callable[[], object], state: _State, log: Callable[[str], No
     with state.lock:
         state.problems = problems
         state.version += 1
+        state.lock.notify_all()
 
 
 def _error_page(problems: list[str]) -> bytes:
@@ -71,7 +78,11 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
             if path == "/__reload.js":
                 return self._send(200, "text/javascript", RELOAD_JS)
             if path == "/__version":
-                return self._send(200, "text/plain", str(state.version).encode())
+                after = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("after", [None])[0]
+                with state.lock:
+                    state.lock.wait_for(lambda: str(state.version) != after, timeout=LONG_POLL_SECONDS)
+                    version = state.version
+                return self._send(200, "text/plain", str(version).encode())
             with state.lock:
                 problems = list(state.problems)
             if problems and path.endswith(("/", ".html")):

@@ -54,11 +54,13 @@ def test_edit_rebuilds_and_a_broken_entry_shows_an_error_page_until_fixed(server
     good = entry.read_text()
     entry.write_text(good.replace("title: First failure", "title: Renamed failure"))
     _wait_for(page, "<h1>Renamed failure</h1>")
-    # The version the reload script polls is bumped just after the new site is swapped in: wait for it.
-    deadline = time.monotonic() + 30
-    while _get(server + "__version")[1] == version and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _get(server + "__version")[1] != version
+    # The version is bumped just after the new site is swapped in; the reload script's request for
+    # "the version after this one" is held until then and answered at once.
+    status, bumped = _get(server + f"__version?after={version}")
+    assert status == 200 and bumped != version
+    start = time.monotonic()
+    assert _get(server + f"__version?after={int(bumped) + 1}")[1] == bumped  # not the current version: no wait
+    assert time.monotonic() - start < 1
     entry.write_text(good.replace("severity: high", "severity: urgent"))
     status, body = _wait_for(page, "The last build failed")
     assert status == 500
@@ -77,3 +79,15 @@ def test_only_files_inside_the_output_folder_are_served(server: str, path: str) 
     body = response.read().decode(errors="replace")
     assert response.status == 404
     assert "root:" not in body and "MTF-0001" not in body
+
+
+def test_the_open_page_reloads_itself_when_the_rebuild_is_done(server: str, content: Path, browser: object) -> None:
+    from browser import open_page
+
+    page, errors = open_page(browser, server + "failures/first-failure/")
+    page.wait_for_timeout(300)  # type: ignore[attr-defined]  # the reload script has asked for the next version
+    entry = content / "failures/first-failure.yaml"
+    entry.write_text(entry.read_text().replace("title: First failure", "title: Renamed failure"))
+    page.wait_for_selector("h1:text-is('Renamed failure')", timeout=30_000)  # type: ignore[attr-defined]
+    assert errors.errors == []
+    page.close()  # type: ignore[attr-defined]
