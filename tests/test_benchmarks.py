@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("script", [
     ["benchmarks/build.py", "--entries", "50", "--runs", "1"],
     ["benchmarks/graph.py", "--entries", "50", "--runs", "1"],
+    ["benchmarks/serve.py", "--entries", "50", "--runs", "1"],
     ["benchmarks/diagnose.py", "--gigabytes", "0.002", "--runs", "1", "--browser-mb", "0", "--one-line-mb", "2"],
 ])
 @pytest.mark.slow
