@@ -68,3 +68,9 @@ def test_refuses_two_pages_on_one_path(tmp_path: Path) -> None:
     with Staging(tmp_path / "site") as staging, pytest.raises(GeneratorError, match="two pages would be written to a.html"):
         staging.page(Page("a.html", "x"))
         staging.page(Page("a.html", "y"))
+
+
+def test_build_into_a_folder_whose_parent_does_not_exist_yet(content: Path, tmp_path: Path) -> None:
+    out = tmp_path / "not/yet/site"
+    assert main(["build", "--no-search", "--out", str(out)]) == 0
+    assert (out / "index.html").is_file() and (out.parent / ".site.entries").is_file()
