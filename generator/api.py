@@ -1,4 +1,5 @@
-"""Machine-readable files: the JSON API, the entry schema, sitemap, robots.txt and the Atom feed.
+"""Machine-readable files: the JSON API and the JSON Schemas (the sitemap, robots.txt and the
+Atom feed are templates, planned with the pages).
 
 Pure functions from the catalog to {site path: text}; all generated from the same
 pydantic models as the pages, in a fixed order so that builds are byte-identical.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from xml.sax.saxutils import escape, quoteattr
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,8 +17,6 @@ from .catalog import Catalog
 from .ranks import RULES
 from .scaffold import DEFAULT_CATEGORY, DRAFT_TEMPLATE, next_id
 from .schema import Entry, FailureMode, RelationType, Severity
-
-FEED_SIZE = 50
 
 
 class ApiLink(BaseModel):
@@ -79,15 +77,12 @@ def entry_url(catalog: Catalog, slug: str) -> str:
     return f"{catalog.site.base_url}failures/{slug}/"
 
 
-def render_api(catalog: Catalog, html_paths: list[str]) -> dict[str, str]:
-    """Return the machine-readable files by site path; html_paths are the pages for the sitemap."""
+def render_api(catalog: Catalog) -> dict[str, str]:
+    """Return the JSON API and schemas by site path."""
     index = ApiIndex(entries=[_summary(catalog, item.slug) for item in catalog.ordered()])
     files = {
         "api/index.json": _json(index.model_dump(mode="json")),
         "api/signatures.json": _json(signature_data(catalog)),
-        "sitemap.xml": _sitemap(catalog, html_paths),
-        "robots.txt": f"User-agent: *\nAllow: /\nSitemap: {catalog.site.base_url}sitemap.xml\n",
-        "feed.xml": _feed(catalog),
     }
     for name, model in SCHEMAS.items():
         files[f"schema/{name}.schema.json"] = entry_schema_json() if model is Entry else _json(model.model_json_schema())
@@ -137,37 +132,3 @@ def _causes(catalog: Catalog, slug: str) -> list[str]:
     resolved = [catalog.resolve(s) or s for s in declared]
     return resolved + sorted(inverse, key=lambda s: catalog.entries[s].entry.id)
 
-
-def _sitemap(catalog: Catalog, html_paths: list[str]) -> str:
-    lastmod = {f"failures/{slug}/index.html": item.entry.last_reviewed.isoformat() for slug, item in catalog.entries.items()}
-    rows = []
-    for path in sorted(html_paths):
-        loc = catalog.site.base_url + path.removesuffix("index.html")
-        mod = f"<lastmod>{lastmod[path]}</lastmod>" if path in lastmod else ""
-        rows.append(f"  <url><loc>{escape(loc)}</loc>{mod}</url>")
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            + "\n".join(rows) + "\n</urlset>\n")
-
-
-def _feed(catalog: Catalog) -> str:
-    site = catalog.site
-    newest = sorted(catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug), reverse=True)[:FEED_SIZE]
-    updated = newest[0].entry.last_reviewed.isoformat() if newest else "1970-01-01"
-    items = []
-    for item in newest:
-        url = entry_url(catalog, item.slug)
-        items.append(
-            "  <entry>\n"
-            f"    <title>{escape(item.entry.title)}</title>\n"
-            f"    <link href={quoteattr(url)}/>\n"
-            f"    <id>{escape(site.base_url)}id/{item.entry.id}/</id>\n"
-            f"    <updated>{item.entry.last_reviewed.isoformat()}T00:00:00Z</updated>\n"
-            f"    <category term={quoteattr(item.entry.category)}/>\n"
-            f"    <summary>{escape(item.entry.summary)}</summary>\n"
-            "  </entry>")
-    return ('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
-            f"  <title>{escape(site.title)}</title>\n  <subtitle>{escape(site.description)}</subtitle>\n"
-            f"  <link href={quoteattr(site.base_url + 'feed.xml')} rel=\"self\"/>\n  <link href={quoteattr(site.base_url)}/>\n"
-            f"  <id>{escape(site.base_url)}</id>\n  <updated>{updated}T00:00:00Z</updated>\n"
-            f"  <author><name>{escape(site.title)} contributors</name></author>\n"
-            + "\n".join(items) + "\n</feed>\n")

@@ -127,7 +127,7 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
                 staging.page(page)
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-            files = {**render_api(catalog, [spec.path for spec in plan if spec.listed]), **export_files(catalog), **scripts,
+            files = {**render_api(catalog), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
                 staging.put(path, data)

@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .api import signature_data
+from .api import entry_url, signature_data
 from .catalog import TAXONOMIES, Catalog
 from .export import FILES as EXPORT_FILES
 from .export import METRIC, alerted
@@ -177,6 +177,27 @@ class EmptyView:
 
 
 @dataclass(frozen=True)
+class SitemapView:
+    urls: tuple[tuple[str, str], ...]  # (address, last reviewed date or "")
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    title: str
+    url: str
+    id: str
+    updated: str
+    category: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class FeedView:
+    updated: str
+    items: tuple[FeedItem, ...]
+
+
+@dataclass(frozen=True)
 class PageSpec:
     """One page to render: where it goes, its template and its view."""
 
@@ -190,8 +211,25 @@ class PageSpec:
 
 
 def plan_site(catalog: Catalog, graph: Graph) -> list[PageSpec]:
-    """Return every page of the site, in a fixed order, with its view."""
-    return list(_plan(catalog, graph))
+    """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
+    sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does)."""
+    pages = list(_plan(catalog, graph))
+    return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
+
+
+def _machine_readable(catalog: Catalog, html_paths: list[str]) -> Iterator[PageSpec]:
+    base = catalog.site.base_url
+    lastmod = {f"failures/{slug}/index.html": item.entry.last_reviewed.isoformat() for slug, item in catalog.entries.items()}
+    urls = tuple((base + path.removesuffix("index.html"), lastmod.get(path, "")) for path in sorted(html_paths))
+    yield PageSpec("sitemap.xml", "sitemap.xml", SitemapView(urls), listed=False)
+    yield PageSpec("robots.txt", "robots.txt", EmptyView(), listed=False)
+    newest = sorted(catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug), reverse=True)[:FEED_SIZE]
+    items = tuple(FeedItem(i.entry.title, entry_url(catalog, i.slug), f"{base}id/{i.entry.id}/", i.entry.last_reviewed.isoformat(),
+                           i.entry.category, i.entry.summary) for i in newest)
+    yield PageSpec("feed.xml", "feed.xml", FeedView(items[0].updated if items else "1970-01-01", items), listed=False)
+
+
+FEED_SIZE = 50
 
 
 def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[PageSpec]:

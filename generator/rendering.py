@@ -1,4 +1,5 @@
-"""Page specs to HTML: the Jinja2 environment, its filters and site-wide values, and the stylesheet."""
+"""Page specs to text: the Jinja2 environment, its filters and site-wide values, and the stylesheet
+(HTML pages, and the sitemap, robots.txt and the Atom feed from their own templates)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def contribution_links(site: SiteConfig, item: LoadedEntry) -> dict[str, str]:
 def _environment(templates: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
-        autoescape=True,
+        autoescape=jinja2.select_autoescape(["html", "xml"]),  # robots.txt is plain text
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -60,8 +60,9 @@ def test_site_has_listings_taxonomies_and_404(content: Path) -> None:
     assert sorted(pages) == [
         "404.html", "alerts/index.html", "categories/distributed-training/index.html", "categories/index.html", "categories/memory/index.html",
         "diagnose/index.html", "failure-modes/hang/index.html", "failure-modes/index.html",
-        "failures/first-failure/index.html", "failures/index.html", "failures/second-failure/index.html",
+        "failures/first-failure/index.html", "failures/index.html", "failures/second-failure/index.html", "feed.xml",
         "graph/distributed-training/index.html", "graph/index.html", "graph/memory/index.html", "hubs/index.html", "id/MTF-0001/index.html", "id/MTF-0002/index.html", "index.html",
-        "search/index.html", "severities/high/index.html", "severities/index.html", "systems/index.html", "tags/index.html", "tags/nccl/index.html", "tags/timeout/index.html"]
+        "robots.txt", "search/index.html", "severities/high/index.html", "severities/index.html", "sitemap.xml", "systems/index.html", "tags/index.html",
+        "tags/nccl/index.html", "tags/timeout/index.html"]
     assert '<a href="/failures/">' in pages["404.html"]
     assert '<a href="failures/first-failure/">First failure</a>' in pages["index.html"]
