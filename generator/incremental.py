@@ -74,7 +74,6 @@ class PageCache:
         tmp.replace(path)
 
 
-
 def global_digest(code: str, catalog: Catalog) -> str:
     """Return a digest of what every page sees beside its view: the generator's code, templates
     and assets (digested as `code`), the site settings and the categories."""
