@@ -24,6 +24,7 @@ from .schema import Hub, ReproRecord, SampleLog
 
 OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
 PAGE_SIZE = 100  # rows per listing page, as Hugo's paginator: /failures/, /failures/page/2/, …
+FEED_SIZE = 50  # newest entries in the Atom feed
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,6 @@ def _machine_readable(catalog: Catalog, html_paths: list[str]) -> Iterator[PageS
     items = tuple(FeedItem(i.entry.title, entry_url(catalog, i.slug), f"{base}id/{i.entry.id}/", i.entry.last_reviewed.isoformat(),
                            i.entry.category, i.entry.summary) for i in newest)
     yield PageSpec("feed.xml", "feed.xml", FeedView(items[0].updated if items else "1970-01-01", items), listed=False)
-
-
-FEED_SIZE = 50
 
 
 def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[PageSpec]:
