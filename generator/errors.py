@@ -115,7 +115,8 @@ RULES: dict[str, Rule] = {
              "`repro`) per example."),
         Rule("E040", "quality-minimum", "Reviewed entries meet the content minimums "
              "(checked with --strict).",
-             "Add the missing rows, steps, examples, FAQ answers, references or relations."),
+             "Add the missing rows, steps, examples, FAQ answers, references or relations; write each "
+             "confirm step as the command or code to run, in backticks."),
     ]
 }
 

@@ -44,6 +44,9 @@ def check_quality(catalog: Catalog) -> list[Problem]:
             if not sig.seen_in:
                 problems.append(item.source.problem(("signatures", i, "examples"), "E041", "say nowhere where they were seen "
                                                     "(expected seen_in: a thread URL or repro per example)", key=True))
+        for i, step in enumerate(entry.confirm):
+            if "`" not in step:
+                problems.append(item.source.problem(("confirm", i), "E040", "is advice (expected the command or code the reader runs, in backticks)"))
         for loc in _placeholders(entry.model_dump()):
             problems.append(item.source.problem(loc, "E040", "still holds a TODO placeholder (expected the text written out)"))
         if entry.faq and not any(_SCALING.search(f.question) for f in entry.faq):

@@ -57,7 +57,7 @@ symptoms: []
 # Affected systems: {name, versions, fixed_in}; versions where known.
 affected_systems: []
 
-# How to confirm it: at least 3 concrete steps.
+# How to confirm it: at least 3 steps, each the command or code to run (in backticks).
 confirm: []
 
 # Root causes: one line each.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -214,3 +215,13 @@ def test_bad_repository_in_site_yaml_points_at_its_line(content: Path, capsys: p
         "content/site.yaml:3:14: repo_branch: '-x y' has the wrong format (expected a branch name such as main) [E013 invalid-value]",
         "2 errors in 1 file",
     ]
+
+
+def test_a_confirm_step_without_a_command_fails_the_strict_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    monkeypatch.chdir(tmp_path)
+    entry = tmp_path / "content/failures/nan-inf-loss.yaml"
+    entry.write_text(entry.read_text().replace("confirm:\n", "confirm:\n  - Look at the loss curve and think about it.\n", 1))
+    assert main(["check", "--strict"]) == 1
+    assert "content/failures/nan-inf-loss.yaml:" in (err := capsys.readouterr().err)
+    assert "confirm[0]: is advice (expected the command or code the reader runs, in backticks) [E040 quality-minimum]" in err
