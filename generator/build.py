@@ -112,6 +112,7 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
     with stage("loading and checking the content"):
         catalog = load_catalog(options.content, options.drafts, entry_cache)
         catalog.site = site_with(catalog.site, options.site)
+        options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
         entry_cache.save(entries_path)
     with stage("building the related-failure graph"):
         graph = build_graph(catalog)

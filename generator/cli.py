@@ -173,22 +173,20 @@ def _build(args: argparse.Namespace) -> int:
     options = BuildOptions(args.content, args.out, {k: v for k, v in site.items() if v is not None}, not args.no_search,
                            args.jobs, args.clean, args.drafts)
     seen = fingerprint(options)
-    if is_up_to_date(options, seen):
+    result = None
+    if not is_up_to_date(options, seen):
+        from .build import Progress, build  # the heavy stack, imported only when there is work
+
+        result = build(options, Progress(enabled=not args.quiet and sys.stderr.isatty()), seen)
+    if result is None or result.up_to_date:
         print(f"{args.out}/ is up to date")
         return 0
-    from .build import Progress, build
-
-    result = build(options, Progress(enabled=not args.quiet and sys.stderr.isatty()), seen)
-    if result.up_to_date:
-        print(f"{args.out}/ is up to date")
-    else:
-        print(f"built {result.entries} entries ({result.rendered} of {result.pages} pages rendered) into {args.out}/ "
-              f"(open {args.out / 'index.html'})")
+    print(f"built {result.entries} entries ({result.rendered} of {result.pages} pages rendered) into {args.out}/ "
+          f"(open {args.out / 'index.html'})")
     if args.timings:
         for name, seconds in result.timings:
             print(f"{seconds:8.3f} s  {name}", file=sys.stderr)
-        if not result.up_to_date:
-            print(f"{result.cached} of {result.entries} entries unchanged, taken from the cache", file=sys.stderr)
+        print(f"{result.cached} of {result.entries} entries unchanged, taken from the cache", file=sys.stderr)
     return 0
 
 

@@ -160,7 +160,6 @@ class EntryCache:
         """Store what this run read; nothing to do when every entry came from the cache."""
         if self.hits == len(self.kept) and self.kept.keys() == self.known.keys() and path.is_file():
             return
-        path.parent.mkdir(parents=True, exist_ok=True)  # the output's parent may not exist yet
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps((self.code, self.kept), protocol=5))
         tmp.replace(path)

@@ -165,3 +165,15 @@ def test_an_alert_fires_from_the_first_line_and_content_never_runs_as_a_template
     run = subprocess.run([mtail, "--progs", "progs", "--logs", "train.log", "--one_shot", "--one_shot_format", "prometheus",
                           "--emit_prog_label=false", "--logtostderr"], capture_output=True, text=True, timeout=60, check=False)
     assert f'{METRIC}{{entry="MTF-0001",role="root",slug="evil"}} 1' in run.stdout, run.stdout + run.stderr
+
+
+def test_every_format_the_cli_offers_is_the_file_the_site_publishes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.cli import EXPORT_FORMATS
+    from generator.export import FILES, export_files
+
+    assert sorted(EXPORT_FORMATS) == sorted(FILES)  # the CLI names them without importing export.py
+    monkeypatch.chdir(ROOT)
+    published = export_files(load_catalog(ROOT / "content", drafts=False))
+    for fmt in EXPORT_FORMATS:
+        assert main(["export", "--format", fmt, "--out", str(tmp_path / fmt)]) == 0
+        assert (tmp_path / fmt).read_bytes() == published[FILES[fmt]].encode()  # bytes: a pattern may hold a literal CR

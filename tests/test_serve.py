@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.client
 import subprocess
 import sys
@@ -50,14 +51,17 @@ def test_edit_rebuilds_and_a_broken_entry_shows_an_error_page_until_fixed(server
     assert status == 200 and "<h1>First failure</h1>" in body
     assert '<script src="/__reload.js"></script></body>' in body
     version = _get(server + "__version")[1]
+    # The reload script asks for "the version after this one"; the server holds the request until
+    # a rebuild bumps the version (just after the new site is swapped in), then answers at once.
+    held = concurrent.futures.ThreadPoolExecutor(1).submit(_get, server + f"__version?after={version}")
+    time.sleep(1)
+    assert not held.done()
     entry = content / "failures/first-failure.yaml"
     good = entry.read_text()
     entry.write_text(good.replace("title: First failure", "title: Renamed failure"))
-    _wait_for(page, "<h1>Renamed failure</h1>")
-    # The version is bumped just after the new site is swapped in; the reload script's request for
-    # "the version after this one" is held until then and answered at once.
-    status, bumped = _get(server + f"__version?after={version}")
+    status, bumped = held.result(timeout=30)
     assert status == 200 and bumped != version
+    assert "<h1>Renamed failure</h1>" in _get(page)[1]
     start = time.monotonic()
     assert _get(server + f"__version?after={int(bumped) + 1}")[1] == bumped  # not the current version: no wait
     assert time.monotonic() - start < 1
