@@ -7,6 +7,7 @@ and maps errors to exit codes.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from .errors import GeneratorError
 from .export import export_files
 from .graph import build_graph
 from .incremental import PageCache, global_digest, render_incrementally
-from .inputs import BuildOptions, Fingerprint, fingerprint, is_up_to_date
+from .inputs import MARKER, BuildOptions, Fingerprint, fingerprint, is_up_to_date
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
 from .rendering import Renderer, category_names, stylesheet
@@ -118,12 +119,17 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
         graph = build_graph(catalog)
     with stage("planning the pages"):
         plan = plan_site(catalog, graph)
-        everywhere = global_digest(seen.code, catalog)
-    with Staging(options.out) as staging:
+        render = Renderer(catalog.site, category_names(catalog), options.templates)
+        renewed, pages = render_incrementally(plan, render, cache, options.out, global_digest(seen.code, catalog), options.jobs,
+                                              lambda done, total: report("rendering", done, total))
+    # The search index covers entry pages only: keep it when the same entry pages are unchanged.
+    indexed = {path for path in renewed.pages if path.startswith("failures/")}
+    same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
+    reuse_search = cache.searched and same_entries and all(cache.pages[p] == renewed.pages[p] for p in indexed)
+    # Only the changed files are written when the previous build is known and Pagefind need not see the whole site.
+    delta = bool(cache.pages) and (options.out / MARKER).is_file() and (reuse_search if options.search else not cache.searched)
+    with Staging(options.out, delta) as staging:
         with stage("rendering and writing the pages"):
-            render = Renderer(catalog.site, category_names(catalog), options.templates)
-            renewed, pages = render_incrementally(plan, render, cache, options.out, everywhere, options.jobs,
-                                                  lambda done, total: report("rendering", done, total))
             for page in pages:
                 staging.page(page)
         with stage("machine-readable files"):
@@ -131,13 +137,12 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
             files = {**render_api(catalog), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
-                staging.put(path, data)
-        # The search index covers entry pages only: keep it when the same entry pages are unchanged.
-        indexed = {spec.path for spec in plan if spec.path.startswith("failures/")}
-        same_entries = indexed == {p for p in cache.pages if p.startswith("failures/")}
-        reuse_search = cache.searched and same_entries and all(cache.pages[p] == renewed.pages[p] for p in indexed)
+                renewed.files[path] = hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+                if not delta or cache.files.get(path) != renewed.files[path]:
+                    staging.put(path, data)
         with stage("search index and swap" if options.search and not reuse_search else "swap"):
-            staging.commit(search=options.search, reuse_search=reuse_search)
+            cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
+            staging.commit(options.search, reuse_search, removed=(cache.pages.keys() | cache.files.keys()) - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
     renewed.searched = options.search
     renewed.save(cache_path)

@@ -54,9 +54,10 @@ def page_digest(everywhere: str, spec: PageSpec) -> str:
 
 @dataclass
 class PageCache:
-    """What the last build rendered: the digest of each page."""
+    """What the last build wrote: the digest of each page and of each other file."""
 
     pages: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # machine-readable files and assets, by their bytes
     searched: bool = False  # the previous build made a search index
     version: int = VERSION
 

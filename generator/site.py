@@ -1,4 +1,11 @@
-"""The writer: pages and files stream into a temporary folder that is swapped in atomically."""
+"""The writer: pages and files stream into a temporary folder, then go live in one of two ways.
+
+A complete staging folder (first and clean builds, or when Pagefind must index the whole site)
+is swapped in place of the output with renames. A delta (an incremental build: only the files
+that changed) is moved into the output file by file once everything is rendered, and the files
+the new site no longer has are removed; each file is replaced whole, so a reader never sees a
+half-written page.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Self
@@ -38,11 +46,15 @@ def static_files(stylesheet: str, static: Path | None = None) -> dict[str, str |
 
 class Staging:
     """The next site, written file by file into a temporary folder beside `out` as pages are
-    produced, then swapped in by commit(); leaving the block without commit removes it, so a
-    failed or interrupted build leaves the previous site untouched."""
+    produced, then put live by commit(); leaving the block without commit removes it, so a
+    failed or interrupted build leaves the previous site untouched.
 
-    def __init__(self, out: Path) -> None:
-        self.out = out.absolute()
+    delta=True: only changed files are given (a page that reuses the previous file is skipped),
+    and commit() moves them into `out`; otherwise the folder becomes the whole next site.
+    """
+
+    def __init__(self, out: Path, delta: bool = False) -> None:
+        self.out, self.delta = out.absolute(), delta
         if self.out.exists() and not _is_replaceable(self.out):
             raise GeneratorError(f"refusing to replace {self.out}: it is not empty and was not built by encyclopedia (no {MARKER} file)")
         self.out.parent.mkdir(parents=True, exist_ok=True)
@@ -69,11 +81,16 @@ class Staging:
         _put(self.folder / path, data, self._made)
 
     def page(self, page: Page) -> None:
-        self.put(page.path, page.reuse or page.text)
+        if not (self.delta and page.reuse):
+            self.put(page.path, page.reuse or page.text)
 
-    def commit(self, search: bool = True, reuse_search: bool = False) -> None:
-        """Index the pages with Pagefind (or keep the old index when reuse_search says no indexed
-        page changed), mark the folder as ours and swap it in place of out."""
+    def commit(self, search: bool = True, reuse_search: bool = False, removed: Iterable[str] = ()) -> None:
+        """Put the next site live. A delta: move its files into out and delete `removed` (the
+        old index stays). Whole: index the pages with Pagefind (or keep the old index when
+        reuse_search says no indexed page changed), mark the folder as ours and swap it in."""
+        if self.delta:
+            _apply(self.folder, self.out, removed)
+            return
         old_index = self.out / "pagefind"
         if search and reuse_search and old_index.is_dir():
             for file in sorted(p for p in old_index.rglob("*") if p.is_file()):
@@ -96,6 +113,23 @@ def _put(target: Path, data: str | bytes | Path, made: set[Path]) -> None:
         os.link(data, target)
     except OSError:  # another file system, or links not allowed
         shutil.copyfile(data, target)
+
+
+def _apply(delta: Path, out: Path, removed: Iterable[str]) -> None:
+    """Move every file of delta to the same path under out, then delete the removed files and
+    the folders they leave empty."""
+    for folder, _, files in os.walk(delta):
+        target = out / Path(folder).relative_to(delta)
+        target.mkdir(exist_ok=True)
+        for name in files:
+            os.replace(Path(folder) / name, target / name)
+    for path in sorted(removed, reverse=True):
+        gone = out / path
+        gone.unlink(missing_ok=True)
+        for parent in gone.parents:
+            if parent == out or any(parent.iterdir()):
+                break
+            parent.rmdir()
 
 
 def _index_search(folder: Path) -> None:
