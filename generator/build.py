@@ -140,7 +140,7 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
                 renewed.files[path] = hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
                 if not delta or cache.files.get(path) != renewed.files[path]:
                     staging.put(path, data)
-        with stage("search index and swap" if options.search and not reuse_search else "swap"):
+        with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
             staging.commit(options.search, reuse_search, removed=(cache.pages.keys() | cache.files.keys()) - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
