@@ -12,7 +12,7 @@ order op (tag_activation_checkpoint) whose body is a nested graph module.
    (PyTorch 2.6 and later split around the op and this call succeeds.)
 2. torch._dynamo.config.optimize_ddp = False: one graph, no split, it runs.
 3. DDP(bucket_cap_mb=0.5) with the default optimize_ddp: DDPOptimizer refuses a
-   bucket cap below its 1 MiB first bucket (every 2.x release):
+   bucket cap below its 1 MiB first bucket (2.0 to 2.14 at least):
        AssertionError: First bucket should be smaller/equal to other buckets to get comms warmed up ASAP
 4. the workaround for 2.1 to 2.5 that keeps DDPOptimizer: compile each block
    and call checkpoint outside the compiled code, so no captured graph holds
