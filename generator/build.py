@@ -138,7 +138,7 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
                 renewed.files[path] = hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
-                if not delta or cache.files.get(path) != renewed.files[path]:
+                if not delta or cache.files.get(path) != renewed.files[path] or not (options.out / path).is_file():
                     staging.put(path, data)
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time

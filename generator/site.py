@@ -124,6 +124,8 @@ def _apply(delta: Path, out: Path, removed: Iterable[str]) -> None:
         for name in files:
             os.replace(Path(folder) / name, target / name)
     for path in sorted(removed, reverse=True):
+        if PurePosixPath(path).is_absolute() or ".." in PurePosixPath(path).parts:
+            continue  # the list comes from the cache beside the output: never reach outside it
         gone = out / path
         gone.unlink(missing_ok=True)
         for parent in gone.parents:
