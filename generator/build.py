@@ -61,12 +61,12 @@ class Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
-def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None) -> Catalog:
+def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
     drafts=True; every entry is checked either way (raises ContentError)."""
     if not content_dir.is_dir():
         raise GeneratorError(f"{content_dir}: no such content folder")
-    content = load_content(content_dir, cache=cache)
+    content = load_content(content_dir, cache=cache, jobs=jobs)
     catalog = build_catalog(content)
     published = without_drafts(content)
     if drafts or len(published.entries) == len(content.entries):
@@ -111,7 +111,7 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
     cache = PageCache() if options.clean else PageCache.load(cache_path)
     entry_cache = EntryCache(seen.code) if options.clean else EntryCache.load(entries_path, seen.code)
     with stage("loading and checking the content"):
-        catalog = load_catalog(options.content, options.drafts, entry_cache)
+        catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs)
         catalog.site = site_with(catalog.site, options.site)
         options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
         entry_cache.save(entries_path)

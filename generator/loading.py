@@ -9,6 +9,7 @@ its position.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import pickle
 import re
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
+from .pool import run_parallel
 from .schema import (
     BRANCH_PATTERN,
     HTTPS_PATTERN,
@@ -181,8 +183,9 @@ class EntryCache:
         self.kept[(source.path, source.digest)] = (entry.model_dump_json(), source, problems)
 
 
-def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None) -> Content:
-    """Return the validated content of a content folder with every problem found."""
+def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1) -> Content:
+    """Return the validated content of a content folder with every problem found (entry files
+    not in the cache are read by `jobs` processes when there are many)."""
     root = content_dir.resolve()
     base = (display_root or Path.cwd()).resolve()
     content = Content(root=content_dir)
@@ -214,20 +217,21 @@ def load_content(content_dir: Path, display_root: Path | None = None, cache: Ent
         loaded_samples = _load_model(samples_path, root, base, SampleLogs, content.problems)
         if loaded_samples:
             content.samples = _read_samples(samples_path.parent, root, *loaded_samples, content.problems)
-    for path in _yaml_files(content_dir / "failures", base, content.problems):
-        found = cache.find(path, root, display_path(path, base)) if cache else None
-        if found is None:
-            loaded_entry = _load_model(path, root, base, Entry, content.problems)
-            if loaded_entry is None:
+    paths = list(_yaml_files(content_dir / "failures", base, content.problems))
+    found = {path: cache.find(path, root, display_path(path, base)) if cache else None for path in paths}
+    misses = [path for path in paths if found[path] is None]  # read and checked in parallel when there are many
+    read = dict(zip(misses, run_parallel([functools.partial(_load_entry, path, root, base) for path in misses], jobs)))
+    for path in paths:
+        valid = found[path]
+        if valid is None:
+            problems, valid = read[path]
+            content.problems.extend(problems)
+            if valid is None:
                 content.unreadable[path.stem] = display_path(path, base)
                 continue
-            entry, source = loaded_entry
-            own = [source.problem(("signatures", i, *sub), code, message)
-                   for i, sig in enumerate(entry.signatures) for sub, code, message in check_signature(sig)]
             if cache:
-                cache.keep(entry, source, own)
-            found = entry, source, own
-        entry, source, own = found
+                cache.keep(*valid)
+        entry, source, own = valid
         content.entries.append(LoadedEntry(source.path, path.stem, source, entry))
         content.problems.extend(own)
     for path in _yaml_files(content_dir / "hubs", base, content.problems):
@@ -235,6 +239,19 @@ def load_content(content_dir: Path, display_root: Path | None = None, cache: Ent
         if loaded_hub:
             content.hubs.append(LoadedHub(loaded_hub[1].path, path.stem, loaded_hub[1], loaded_hub[0]))
     return content
+
+
+def _load_entry(path: Path, root: Path, base: Path) -> tuple[list[Problem], tuple[Entry, SourceMap, list[Problem]] | None]:
+    """Return the problems of reading one entry file and, if it is valid, the entry, its source
+    map and the problems of its signatures."""
+    problems: list[Problem] = []
+    loaded = _load_model(path, root, base, Entry, problems)
+    if loaded is None:
+        return problems, None
+    entry, source = loaded
+    own = [source.problem(("signatures", i, *sub), code, message)
+           for i, sig in enumerate(entry.signatures) for sub, code, message in check_signature(sig)]
+    return problems, (entry, source, own)
 
 
 SAMPLE_LIMIT = 64 * 1024

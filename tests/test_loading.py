@@ -162,3 +162,17 @@ def test_symlink_outside_content_is_refused(tmp_path: Path) -> None:
 def test_huge_file_is_refused_without_parsing(tmp_path: Path) -> None:
     problems = _problems(tmp_path, {"failures/huge.yaml": BASE + "# " + "x" * 2_000_000 + "\n"})
     assert problems == [f"content/failures/huge.yaml:1:1: is {len(BASE) + 2_000_003:,} bytes (expected at most 1,000,000) [E005 file-too-large]"]
+
+
+def test_entries_read_in_parallel_load_exactly_as_in_one_process(tmp_path: Path) -> None:
+    from corpus import write_corpus
+
+    write_corpus(320, tmp_path / "content")  # above the pool's threshold, so two processes read the files
+    failures = tmp_path / "content/failures"
+    (failures / "synthetic-failure-00010.yaml").write_text("title: [unclosed\n")
+    first = failures / "synthetic-failure-00200.yaml"
+    first.write_text(first.read_text().replace("severity: ", "severity: urgent-", 1))
+    one, two = (load_content(tmp_path / "content", tmp_path, jobs=jobs) for jobs in (1, 2))
+    assert [p.format() for p in two.problems] == [p.format() for p in one.problems]
+    assert len(one.problems) >= 2 and one.unreadable == two.unreadable and len(one.unreadable) == 2
+    assert [(i.slug, i.entry, i.source.at(("title",))) for i in two.entries] == [(i.slug, i.entry, i.source.at(("title",))) for i in one.entries]
