@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
-import pickle
+import marshal
 import re
 import types
 import typing
@@ -138,23 +138,29 @@ def format_loc(loc: Loc) -> str:
     return out
 
 
+# What the cache keeps of one entry file, in types marshal can store (several times faster than
+# pickle for these nested dicts and tuples): the entry's JSON, the source map's path, key and value
+# positions and digest, and the file's own problems as tuples.
+_Stored = tuple[str, str, dict[Loc, tuple[int, int]], dict[Loc, tuple[int, int]], str, list[tuple[str, int, int, str, str, str, bool]]]
+
+
 class EntryCache:
     """Validated entries of a previous run, by file and content digest, for one version of the
     generator: an unchanged entry file skips YAML and its checks, and keeps its positions for
     errors found later. Stored as each entry's JSON, which pydantic validates fastest."""
 
-    def __init__(self, code: str, known: dict[tuple[str, str], tuple[str, SourceMap, list[Problem]]] | None = None) -> None:
+    def __init__(self, code: str, known: dict[tuple[str, str], _Stored] | None = None) -> None:
         self.code, self.known = code, known or {}
-        self.kept: dict[tuple[str, str], tuple[str, SourceMap, list[Problem]]] = {}  # what this run read
+        self.kept: dict[tuple[str, str], _Stored] = {}  # what this run read
         self.hits = 0
 
     @staticmethod
     def load(path: Path, code: str) -> EntryCache:
         try:
-            stored = pickle.loads(path.read_bytes())
-            if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code:
+            stored = marshal.loads(path.read_bytes())
+            if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code and isinstance(stored[1], dict):
                 return EntryCache(code, stored[1])
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError):
             pass
         return EntryCache(code)
 
@@ -163,7 +169,7 @@ class EntryCache:
         if self.hits == len(self.kept) and self.kept.keys() == self.known.keys() and path.is_file():
             return
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps((self.code, self.kept), protocol=5))
+        tmp.write_bytes(marshal.dumps((self.code, self.kept)))
         tmp.replace(path)
 
     def find(self, path: Path, root: Path, shown: str) -> tuple[Entry, SourceMap, list[Problem]] | None:
@@ -174,13 +180,14 @@ class EntryCache:
         key = (shown, hashlib.sha1(resolved.read_bytes()).hexdigest())
         if key not in self.known:
             return None
-        self.kept[key] = self.known[key]
+        self.kept[key] = stored = self.known[key]
         self.hits += 1
-        data, source, problems = self.known[key]
-        return Entry.model_validate_json(data), source, problems
+        data, source_path, keys, values, digest, problems = stored
+        return Entry.model_validate_json(data), SourceMap(source_path, keys, values, digest), [Problem(*p) for p in problems]
 
     def keep(self, entry: Entry, source: SourceMap, problems: list[Problem]) -> None:
-        self.kept[(source.path, source.digest)] = (entry.model_dump_json(), source, problems)
+        self.kept[(source.path, source.digest)] = (entry.model_dump_json(), source.path, source.keys, source.values, source.digest,
+                                                   [(p.path, p.line, p.col, p.field, p.message, p.code, p.warning) for p in problems])
 
 
 def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1) -> Content:
