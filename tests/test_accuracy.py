@@ -130,8 +130,8 @@ def test_dev_and_test_figures() -> None:
     dev, test = figures(evaluate("dev", index)), figures(evaluate("test", index))
     assert test.logs >= 80 and dev.logs + test.logs >= 200
     # Floors a little under the figures last measured; a drop means a regression. Measured on
-    # 2026-12-01, after twelve missed test logs moved to dev and 28 fresh logs were split:
-    # test top-1 90.4%, top-3 90.4% (99 logs); dev 90.6%, 92.8% (161 logs).
+    # 2026-12-01 at the end of the day (127 test logs, 185 dev logs): test top-1 87.9%, top-3 87.9%;
+    # dev 88.2%, 90.1%.
     assert test.top1 >= 0.87 and test.top3 >= 0.87, test.line("test")
     assert dev.top1 >= 0.88 and dev.top3 >= 0.90, dev.line("dev")
     assert dev.false_matches == 0 and test.false_matches == 0

@@ -167,7 +167,10 @@ def test_huge_file_is_refused_without_parsing(tmp_path: Path) -> None:
 def test_entries_read_in_parallel_load_exactly_as_in_one_process(tmp_path: Path) -> None:
     from corpus import write_corpus
 
-    write_corpus(320, tmp_path / "content")  # above the pool's threshold, so two processes read the files
+    from generator.pool import PARALLEL_MIN_CALLS
+
+    assert PARALLEL_MIN_CALLS < 320  # so that two processes read these files
+    write_corpus(320, tmp_path / "content")
     failures = tmp_path / "content/failures"
     (failures / "synthetic-failure-00010.yaml").write_text("title: [unclosed\n")
     first = failures / "synthetic-failure-00200.yaml"
