@@ -17,6 +17,7 @@ from .catalog import Catalog
 from .ranks import RULES
 from .scaffold import DEFAULT_CATEGORY, DRAFT_TEMPLATE, next_id
 from .schema import Entry, FailureMode, RelationType, Severity
+from .signatures import specificity
 
 
 class ApiLink(BaseModel):
@@ -109,7 +110,8 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
                            "look_for": list(dict.fromkeys(s.key for s in item.entry.signatures if s.role == "root"))[:2],
                            "quick": {k: plain_text(v) for k, v in item.entry.quick_answer.model_dump().items()}}
                     for slug, item in sorted(catalog.entries.items())},
-        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine}
+        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine,
+                        "specificity": specificity(sig)}
                        for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
         "rules": RULES,
         "site_url": catalog.site.base_url,

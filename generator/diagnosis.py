@@ -162,7 +162,7 @@ class SignatureIndex:
         for raw in payload["signatures"]:  # type: ignore[attr-defined]
             regex = compile_regex(raw["regex"]) if raw.get("regex") else None
             routine = int(raw.get("routine") or 0)
-            sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], routine, len(raw["key"]) + (20 if regex else 0),
+            sig = _Sig(raw["slug"], raw["key"], regex, raw["role"], routine, int(raw["specificity"]),
                        line_role(raw["role"], routine))
             self.by_key.setdefault(sig.key, []).append(sig)
         self.keys = list(self.by_key)

@@ -77,7 +77,9 @@ def _overlaps(catalog: Catalog) -> list[Problem]:
     reported = set()
     for owner, index, other, other_index, example in find_overlaps(signatures):
         # Related entries may share a line (an OOM caused by a leak); the relation explains it.
-        if any(link.slug == other for link in catalog.links.get(owner, [])) or (owner, index, other) in reported:
+        # A catch-all signature is broad by design and yields to the other entry's on that line.
+        if (any(link.slug == other for link in catalog.links.get(owner, [])) or (owner, index, other) in reported
+                or catalog.entries[owner].entry.signatures[index].catch_all):
             continue
         reported.add((owner, index, other))
         there = catalog.entries[other]

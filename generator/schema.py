@@ -113,6 +113,9 @@ class Signature(_Model):
     # A healthy run may print up to this many such lines (a recompile warning, an early
     # loss-scale overflow); diagnosis reports that many or fewer as routine, not as a failure.
     routine: Annotated[int, Field(ge=0, le=1000)] = 0
+    # A signature for a whole family of messages (any missing module, any CUDA failure NCCL
+    # reports): on a line that a specific signature of another entry also matches, it yields.
+    catch_all: bool = False
     source: SourceRef | None = None
     # For a message printed by closed software only (nvidia-smi, the TPU compiler): the program, named.
     closed_source: Line | None = None

@@ -21,6 +21,12 @@ def line_role(role: str, routine: int) -> str:
     return "routine" if role == "root" and routine else role
 
 
+def specificity(signature: Signature) -> int:
+    """Return how specific a signature is, to choose between roots that match the same line:
+    0 for a catch-all, else its key's length, plus 20 for a regex (it pins the line's shape)."""
+    return 0 if signature.catch_all else len(signature.key) + (20 if signature.regex else 0)
+
+
 def matches(signature: Signature, line: str) -> bool:
     """Return whether a log line matches: the key is in it and, if given, the regex finds it."""
     if signature.key not in line:

@@ -16,6 +16,7 @@ from generator.catalog import build_catalog
 from generator.cli import main
 from generator.diagnosis import SignatureIndex, scan
 from generator.loading import load_content
+from generator.quality import check_quality
 from generator.ranks import rank_list
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -85,6 +86,23 @@ def test_a_symptom_alone_gets_its_owner_first_and_its_causes_apart_in_the_owners
     assert [c.slug for c in result.candidates] == ["watchdog"]  # the entries that only see the message are not answers
     assert [c.slug for c in result.possible_causes] == ["zeta-cause", "oom", "alpha-cause"]  # the order watchdog.yaml gives
     assert result.possible_causes[0].look_for == ["zeta went wrong"]
+
+
+def test_a_catch_all_signature_yields_to_the_entry_about_the_exact_message(tmp_path: Path) -> None:
+    missing = _sig("No module named '", "root", "ModuleNotFoundError: No module named 'fire'",
+                   "    regex: \"ModuleNotFoundError: No module named '\\\\w+'\"\n    catch_all: true\n")
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/missing.yaml": _entry("MTF-0001", "Any missing module", missing),
+        "failures/apex.yaml": _entry("MTF-0002", "Apex without extensions", _sig("No module named 'amp_C'", "root", "No module named 'amp_C'")),
+        "ledger.yaml": "MTF-0001: [missing]\nMTF-0002: [apex]\n",
+    })
+    catalog = build_catalog(load_content(tmp_path / "content"))
+    index = SignatureIndex(signature_data(catalog))
+    # The catch-all's regex pins more text than apex's key, yet on apex's line apex comes first.
+    assert _slugs(index, "ModuleNotFoundError: No module named 'amp_C'") == ["apex", "missing"]
+    assert _slugs(index, "ModuleNotFoundError: No module named 'fire'") == ["missing"]
+    assert not [p for p in check_quality(catalog) if p.code == "E032"]  # broad by design: no overlap warning
 
 
 def test_lines_split_across_chunks_and_bad_bytes_are_handled(index: SignatureIndex) -> None:

@@ -24,7 +24,7 @@ function createDiagnosisEngine(data) {
   const byKey = new Map();
   for (const raw of data.signatures) {
     const sig = { slug: raw.slug, key: raw.key, re: raw.regex ? new RegExp(raw.regex) : null, role: raw.role,
-      routine: raw.routine || 0, spec: raw.key.length + (raw.regex ? 20 : 0),
+      routine: raw.routine || 0, spec: raw.specificity,
       countsAs: raw.role === "root" && raw.routine ? "routine" : raw.role };  // generator/signatures.py line_role
     if (!byKey.has(sig.key)) byKey.set(sig.key, []);
     byKey.get(sig.key).push(sig);
