@@ -57,6 +57,10 @@ def split(folders: list[Path], forced_dev: bool = False) -> None:
     cited = _cited_threads()
     splits = {name: _load(name) for name in ("dev", "test")}
     taken = {str(i["file"]) for items in splits.values() for i in items}
+    for folder in folders:  # checked before anything moves: a failed split must leave every file where it was
+        listed = {str(i["file"]) for i in yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"]}
+        if stray := sorted({p.name for p in folder.iterdir()} - listed - {"manifest.yaml"}):
+            raise SystemExit(f"{folder}: not in its manifest: {', '.join(stray)} (move them out first)")
     for folder in folders:
         for item in yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"]:
             source = str(item["source"]).rstrip("/")
