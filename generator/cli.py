@@ -10,6 +10,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -241,14 +242,15 @@ def _verify_repro(args: argparse.Namespace) -> int:
     unknown = [slug for slug in args.slugs if slug not in catalog.repro_scripts]
     if unknown:
         raise GeneratorError(f"no reproduction script for: {', '.join(unknown)} (expected content/repro/<slug>.py)")
-    version = torch_version(args.python)
+    python = shutil.which(args.python) or args.python  # a relative path must still work from the scripts' scratch folders
+    version = torch_version(python)
     if version is None:
         print(f"skipped: torch is not importable by {args.python}; install it (pip install torch==2.13.0) or pass --python")
         return 0
     records = {slug: {"torch": r.torch, "device": r.device} for slug, r in catalog.reproduced.items()}
     failed = 0
     for slug in args.slugs or sorted(catalog.repro_scripts):
-        result = run_reproduction(slug, catalog.repro_scripts[slug], catalog.entries[slug].entry.signatures, args.python, args.timeout)
+        result = run_reproduction(slug, catalog.repro_scripts[slug], catalog.entries[slug].entry.signatures, python, args.timeout)
         if result.matched is not None:
             records[slug] = {"torch": version, "device": "cpu"}
             print(f"ok   {slug} ({result.seconds:.1f} s): {result.matched.strip()[:150]}")
