@@ -242,7 +242,8 @@ def _verify_repro(args: argparse.Namespace) -> int:
     unknown = [slug for slug in args.slugs if slug not in catalog.repro_scripts]
     if unknown:
         raise GeneratorError(f"no reproduction script for: {', '.join(unknown)} (expected content/repro/<slug>.py)")
-    python = shutil.which(args.python) or args.python  # a relative path must still work from the scripts' scratch folders
+    # Scripts run in scratch folders: a relative interpreter path is made absolute here.
+    python = os.path.abspath(args.python) if os.sep in args.python else shutil.which(args.python) or args.python
     version = torch_version(python)
     if version is None:
         print(f"skipped: torch is not importable by {args.python}; install it (pip install torch==2.13.0) or pass --python")

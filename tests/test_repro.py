@@ -46,7 +46,9 @@ def test_real_reproductions_are_recorded_and_badged(tmp_path: Path, monkeypatch:
     # A script whose output does not match its entry must not be recorded.
     (tmp_path / "content/repro/checkpoint-torn-partial-write.py").write_text("print('all fine')\n")
     # A relative interpreter path, as typed in the project folder, works although scripts run in scratch folders.
-    assert main(["verify-repro", "--python", os.path.relpath(python), "checkpoint-size-mismatch", "checkpoint-torn-partial-write"]) == 1
+    (tmp_path / "py").write_text(f'#!/bin/sh\nexec "{python}" "$@"\n')
+    (tmp_path / "py").chmod(0o755)
+    assert main(["verify-repro", "--python", "./py", "checkpoint-size-mismatch", "checkpoint-torn-partial-write"]) == 1
     out = capsys.readouterr().out
     assert "ok   checkpoint-size-mismatch" in out and "FAIL checkpoint-torn-partial-write" in out
     record = (tmp_path / "content/repro/reproduced.yaml").read_text()
