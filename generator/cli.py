@@ -10,7 +10,6 @@ import argparse
 import datetime
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -243,7 +242,7 @@ def _verify_repro(args: argparse.Namespace) -> int:
     if unknown:
         raise GeneratorError(f"no reproduction script for: {', '.join(unknown)} (expected content/repro/<slug>.py)")
     # Scripts run in scratch folders: a relative interpreter path is made absolute here.
-    python = os.path.abspath(args.python) if os.sep in args.python else shutil.which(args.python) or args.python
+    python = os.path.abspath(args.python) if os.sep in args.python else args.python  # a bare name is found on PATH
     version = torch_version(python)
     if version is None:
         print(f"skipped: torch is not importable by {args.python}; install it (pip install torch==2.13.0) or pass --python")

@@ -77,9 +77,9 @@ def _overlaps(catalog: Catalog) -> list[Problem]:
     reported = set()
     for owner, index, other, other_index, example in find_overlaps(signatures):
         # Related entries may share a line (an OOM caused by a leak); the relation explains it.
-        # A catch-all signature is broad by design and yields to the other entry's on that line.
-        if (any(link.slug == other for link in catalog.links.get(owner, [])) or (owner, index, other) in reported
-                or catalog.entries[owner].entry.signatures[index].catch_all):
+        # A catch-all yields to the other entry's specific signature on that line (two catch-alls would tie).
+        yields = catalog.entries[owner].entry.signatures[index].catch_all and not catalog.entries[other].entry.signatures[other_index].catch_all
+        if any(link.slug == other for link in catalog.links.get(owner, [])) or (owner, index, other) in reported or yields:
             continue
         reported.add((owner, index, other))
         there = catalog.entries[other]

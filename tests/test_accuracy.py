@@ -69,8 +69,9 @@ def evaluate(split: str, index: SignatureIndex | None = None) -> list[Outcome]:
         failure = str(item.get("class"))
         # A class named after an entry written since the log was collected is that entry's.
         since = written_since.get(failure, [failure] if failure in index.entries else [])
-        also = tuple(map(str, item.get("also") or []))
-        accepted = (str(expect), *also) if expect else (*since, *also) if since else ()
+        accepted = (str(expect),) if expect else tuple(since)
+        if accepted:  # a class without an entry stays uncovered, whatever else the collector accepted
+            accepted += tuple(map(str, item.get("also") or []))
         result = scan(index, [(path.name, [path.read_bytes()])]).candidates
         outcomes.append(Outcome(f"{split}/{path.name}", str(item.get("class") or expect or "none"), accepted,
                                 tuple(c.slug for c in result), result[0].score if result else None,

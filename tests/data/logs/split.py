@@ -57,21 +57,22 @@ def split(folders: list[Path], forced_dev: bool = False) -> None:
     cited = _cited_threads()
     splits = {name: _load(name) for name in ("dev", "test")}
     taken = {str(i["file"]) for items in splits.values() for i in items}
-    for folder in folders:  # checked before anything moves: a failed split must leave every file where it was
-        listed = {str(i["file"]) for i in yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"]}
-        if stray := sorted({p.name for p in folder.iterdir()} - listed - {"manifest.yaml"}):
+    batches = {folder: yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"] for folder in folders}
+    for folder, items in batches.items():  # checked before anything moves: a refused split leaves every file where it was
+        names = [str(i["file"]) for i in items]
+        if stray := sorted({p.name for p in folder.iterdir()} - set(names) - {"manifest.yaml"}):
             raise SystemExit(f"{folder}: not in its manifest: {', '.join(stray)} (move them out first)")
-    for folder in folders:
-        for item in yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"]:
+        if clash := sorted(n for n in names if n in taken or names.count(n) > 1):
+            raise SystemExit(f"{folder}: a log of that name is already in a split: {', '.join(clash)}")
+        taken.update(names)
+    for folder, items in batches.items():
+        for item in items:
             source = str(item["source"]).rstrip("/")
             name = "dev" if forced_dev or source in cited or not source.startswith("https://") or not is_test(source) else "test"
-            if str(item["file"]) in taken:
-                raise SystemExit(f"{folder / str(item['file'])}: a log of that name is already in a split")
             (LOGS / name).mkdir(exist_ok=True)
             (folder / str(item["file"])).rename(LOGS / name / str(item["file"]))
             item.setdefault("group", folder.name)
             splits[name].append(item)
-            taken.add(str(item["file"]))
         (folder / "manifest.yaml").unlink()
         folder.rmdir()
     for name, items in splits.items():
