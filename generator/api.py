@@ -8,6 +8,7 @@ pydantic models as the pages, in a fixed order so that builds are byte-identical
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 
@@ -18,6 +19,7 @@ from .ranks import RULES
 from .scaffold import DEFAULT_CATEGORY, DRAFT_TEMPLATE, next_id
 from .schema import Entry, FailureMode, RelationType, Severity
 from .signatures import specificity
+from .site import Deferred
 
 
 class ApiLink(BaseModel):
@@ -78,20 +80,30 @@ def entry_url(catalog: Catalog, slug: str) -> str:
     return f"{catalog.site.base_url}failures/{slug}/"
 
 
-def render_api(catalog: Catalog) -> dict[str, str]:
-    """Return the JSON API and schemas by site path."""
+def render_api(catalog: Catalog) -> dict[str, str | Deferred]:
+    """Return the JSON API and schemas by site path; an entry's file and the schemas are made
+    only when their inputs changed (an entry's file is a function of its YAML and its links)."""
     index = ApiIndex(entries=[_summary(catalog, item.slug) for item in catalog.ordered()])
-    files = {
+    files: dict[str, str | Deferred] = {
         "api/index.json": _json(index.model_dump(mode="json")),
         "api/signatures.json": _json(signature_data(catalog)),
     }
     for name, model in SCHEMAS.items():
-        files[f"schema/{name}.schema.json"] = entry_schema_json() if model is Entry else _json(model.model_json_schema())
+        files[f"schema/{name}.schema.json"] = Deferred(name, entry_schema_json if model is Entry else functools.partial(_schema_json, model))
     for slug, item in sorted(catalog.entries.items()):
-        links = [ApiLink(slug=l.slug, type=l.type, declared=l.declared) for l in catalog.links.get(slug, [])]
-        full = ApiEntry(**item.entry.model_dump(), slug=slug, url=entry_url(catalog, slug), links=links)
-        files[f"api/failures/{slug}.json"] = _json(full.model_dump(mode="json"))
+        links = tuple((l.slug, l.type, l.declared) for l in catalog.links.get(slug, []))
+        files[f"api/failures/{slug}.json"] = Deferred((slug, item.source.digest, links), functools.partial(_entry_json, catalog, slug))
     return files
+
+
+def _entry_json(catalog: Catalog, slug: str) -> str:
+    links = [ApiLink(slug=l.slug, type=l.type, declared=l.declared) for l in catalog.links.get(slug, [])]
+    full = ApiEntry(**catalog.entries[slug].entry.model_dump(), slug=slug, url=entry_url(catalog, slug), links=links)
+    return _json(full.model_dump(mode="json"))
+
+
+def _schema_json(model: type[BaseModel]) -> str:
+    return _json(model.model_json_schema())
 
 
 def _summary(catalog: Catalog, slug: str) -> ApiSummary:

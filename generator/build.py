@@ -7,7 +7,9 @@ and maps errors to exit codes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import pickle
 import sys
 import time
 from collections.abc import Iterator
@@ -21,14 +23,14 @@ from .api import render_api
 from .catalog import Catalog, build_catalog, without_drafts
 from .errors import GeneratorError
 from .export import export_files
-from .graph import build_graph
+from .graph import Graph, build_graph
 from .incremental import PageCache, global_digest, render_incrementally
 from .inputs import MARKER, BuildOptions, Fingerprint, fingerprint, is_up_to_date
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
 from .rendering import Renderer, category_names, stylesheet
 from .schema import SiteConfig
-from .site import Staging, static_files
+from .site import Deferred, Staging, static_files
 
 
 @dataclass
@@ -61,6 +63,24 @@ class Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
+@dataclass
+class Memory:
+    """What a long-running process (`serve`) keeps between its builds, in place of re-reading the
+    caches beside the output: the entries it validated, the pages it wrote, its template renderer."""
+
+    entries: EntryCache | None = None
+    pages: PageCache | None = None
+    renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
+    graph: Graph | None = None
+
+
+def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
+    """Return the digest of a file that is not a page: of what it is made from, or of its bytes."""
+    if isinstance(data, Deferred):
+        return hashlib.sha1(pickle.dumps((everywhere, data.inputs), protocol=4)).hexdigest()
+    return hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
     drafts=True; every entry is checked either way (raises ContentError)."""
@@ -86,14 +106,23 @@ def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
         raise GeneratorError(f"--{name.replace('_', '-')} {options[name]!r}: {why}") from None
 
 
-def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerprint | None = None) -> BuildResult:
+def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerprint | None = None,
+          memory: Memory | None = None) -> BuildResult:
     """Check, render and write the site; a result with no pages means nothing needed doing.
 
     The stamp and caches beside the output let a rebuild skip everything when no input changed
     (seen: the inputs' fingerprint, if the caller has taken it), and re-render only the pages
-    whose inputs changed otherwise (raises ContentError).
+    whose inputs changed otherwise (raises ContentError). A caller that builds again and again
+    passes the same memory to every build.
     """
-    report = progress or Progress(enabled=False)
+    gc.freeze()  # what exists before the build (the last build's caches, in serve) is not garbage
+    try:
+        return _build(options, progress or Progress(enabled=False), seen or fingerprint(options), memory or Memory())
+    finally:
+        gc.unfreeze()
+
+
+def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: Memory) -> BuildResult:
     result = BuildResult()
 
     @contextmanager
@@ -103,24 +132,29 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
         yield
         result.timings.append((name, time.perf_counter() - start))
 
-    seen = seen or fingerprint(options)
     if is_up_to_date(options, seen):
         return result
     options.beside_out("inputs").unlink(missing_ok=True)  # the output is about to stop matching it
     cache_path, entries_path = options.beside_out("cache"), options.beside_out("entries")
-    cache = PageCache() if options.clean else PageCache.load(cache_path)
-    entry_cache = EntryCache(seen.code) if options.clean else EntryCache.load(entries_path, seen.code)
+    if options.clean:
+        cache, entry_cache = PageCache(), EntryCache(seen.code)
+    else:
+        cache = memory.pages or PageCache.load(cache_path)
+        entry_cache = memory.entries if memory.entries and memory.entries.code == seen.code else EntryCache.load(entries_path, seen.code)
     with stage("loading and checking the content"):
         catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs)
         catalog.site = site_with(catalog.site, options.site)
         options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
         entry_cache.save(entries_path)
+        memory.entries = entry_cache.successor()
     with stage("building the related-failure graph"):
-        graph = build_graph(catalog)
+        graph = memory.graph = build_graph(catalog, memory.graph)
     with stage("planning the pages"):
         plan = plan_site(catalog, graph)
-        render = Renderer(catalog.site, category_names(catalog), options.templates)
-        renewed, pages = render_incrementally(plan, render, cache, options.out, global_digest(seen.code, catalog), options.jobs,
+        everywhere = global_digest(seen.code, catalog)
+        if memory.renderer is None or memory.renderer[0] != everywhere:
+            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates)
+        renewed, pages = render_incrementally(plan, memory.renderer[1], cache, options.out, everywhere, options.jobs,
                                               lambda done, total: report("rendering", done, total))
     # The search index covers entry pages only: keep it when the same entry pages are unchanged.
     indexed = {path for path in renewed.pages if path.startswith("failures/")}
@@ -137,15 +171,19 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
             files = {**render_api(catalog), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
-                renewed.files[path] = hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
-                if not delta or cache.files.get(path) != renewed.files[path] or not (options.out / path).is_file():
-                    staging.put(path, data)
+                key = renewed.files[path] = _file_digest(everywhere, data)
+                old = options.out / path
+                unchanged = cache.files.get(path) == key and old.is_file()
+                if not (delta and unchanged):
+                    staging.put(path, old if unchanged else data.make() if isinstance(data, Deferred) else data)
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
+            memory.pages = None
             staging.commit(options.search, reuse_search, removed=(cache.pages.keys() | cache.files.keys()) - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
     renewed.searched = options.search
     renewed.save(cache_path)
+    memory.pages = renewed
     options.beside_out("inputs").write_text(seen.inputs, encoding="ascii")
     result.entries, result.pages, result.cached = len(catalog.entries), len(plan), entry_cache.hits
     result.rendered = sum(1 for p in plan if p.path not in cache.pages or cache.pages[p.path] != renewed.pages[p.path])

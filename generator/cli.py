@@ -191,7 +191,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .build import BuildResult, build
+    from .build import BuildResult, Memory, build
     from .serve import serve
 
     def ready(url: str) -> None:
@@ -200,9 +200,11 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    memory = Memory()
+
     def rebuild() -> BuildResult:
         return build(BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1,
-                                  drafts=not args.no_drafts))
+                                  drafts=not args.no_drafts), memory=memory)
 
     serve(rebuild, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     return 0

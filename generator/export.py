@@ -9,6 +9,7 @@ line matches counts.
 
 from __future__ import annotations
 
+import functools
 import re
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
@@ -22,6 +23,7 @@ from .errors import GeneratorError
 from .loading import LoadedEntry
 from .schema import Signature
 from .signatures import line_role
+from .site import Deferred
 
 METRIC = "ml_failure_signature_lines_total"
 FILES = {"mtail": "api/ml-failures.mtail", "prometheus-rules": "api/ml-failures.rules.yml", "grep": "api/ml-failures.grep"}
@@ -49,9 +51,16 @@ def export(catalog: Catalog, fmt: str) -> str:
     return {"mtail": mtail_program, "prometheus-rules": prometheus_rules, "grep": grep_patterns}[fmt](catalog)
 
 
-def export_files(catalog: Catalog) -> dict[str, str]:
-    """Return every format by its path on the site (FILES)."""
-    return {path: export(catalog, fmt) for fmt, path in FILES.items()}
+def export_files(catalog: Catalog) -> dict[str, Deferred]:
+    """Return every format by its path on the site (FILES), made only when what they read changed."""
+    inputs = export_inputs(catalog)
+    return {path: Deferred(inputs, functools.partial(export, catalog, fmt)) for fmt, path in FILES.items()}
+
+
+def export_inputs(catalog: Catalog) -> object:
+    """Return everything the formats read besides the site settings: keep it in step with them."""
+    return [(item.entry.id, item.slug, item.entry.title, item.entry.severity, tuple(item.entry.quick_answer),
+             [(s.key, s.regex, s.role, s.routine) for s in item.entry.signatures]) for item in catalog.entries.values()]
 
 
 def alerted(catalog: Catalog) -> int:

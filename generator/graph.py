@@ -11,7 +11,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
@@ -38,6 +38,7 @@ class Graph:
     links: dict[str, list[Link]]
     similar: dict[str, list[Similar]]
     colours: dict[str, str]
+    features: dict[str, dict[str, float]] = field(default_factory=dict)  # what `similar` was inferred from
 
 
 def _features(catalog: Catalog, slug: str) -> dict[str, float]:
@@ -57,18 +58,20 @@ def _features(catalog: Catalog, slug: str) -> dict[str, float]:
 
 def infer_similar(catalog: Catalog, top: int = TOP_SIMILAR) -> dict[str, list[Similar]]:
     """Return each entry's most similar other entries, best first, from shared features."""
+    return _similar({slug: _features(catalog, slug) for slug in sorted(catalog.entries)}, top)
+
+
+def _similar(weights: dict[str, dict[str, float]], top: int = TOP_SIMILAR) -> dict[str, list[Similar]]:
     postings: dict[str, list[str]] = defaultdict(list)
-    weights: dict[str, dict[str, float]] = {}
-    for slug in sorted(catalog.entries):
-        weights[slug] = _features(catalog, slug)
-        for feature in weights[slug]:
+    for slug, features in weights.items():
+        for feature in features:
             postings[feature].append(slug)
-    n = len(catalog.entries)
+    n = len(weights)
     result: dict[str, list[Similar]] = {}
-    for slug in sorted(catalog.entries):
+    for slug, features in weights.items():
         scores: dict[str, float] = defaultdict(float)
         shared: dict[str, list[str]] = defaultdict(list)
-        for feature, weight in weights[slug].items():
+        for feature, weight in features.items():
             others = postings[feature]
             if len(others) > MAX_POSTINGS or len(others) < 2:
                 continue
@@ -82,10 +85,13 @@ def infer_similar(catalog: Catalog, top: int = TOP_SIMILAR) -> dict[str, list[Si
     return result
 
 
-def build_graph(catalog: Catalog) -> Graph:
-    """Return the related-failure graph of the catalog."""
+def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
+    """Return the related-failure graph of the catalog; the inferred similarity of a previous
+    graph (the last build's, in `serve`) is kept when every entry's features are the same."""
     colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
-    return Graph(catalog.links, infer_similar(catalog), colours)
+    features = {slug: _features(catalog, slug) for slug in sorted(catalog.entries)}
+    similar = previous.similar if previous and previous.features == features else _similar(features)
+    return Graph(catalog.links, similar, colours, features)
 
 
 @dataclass(frozen=True)

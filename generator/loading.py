@@ -142,6 +142,7 @@ def format_loc(loc: Loc) -> str:
 # pickle for these nested dicts and tuples): the entry's JSON, the source map's path, key and value
 # positions and digest, and the file's own problems as tuples.
 _Stored = tuple[str, str, dict[Loc, tuple[int, int]], dict[Loc, tuple[int, int]], str, list[tuple[str, int, int, str, str, str, bool]]]
+_Valid = tuple[Entry, SourceMap, list[Problem]]
 
 
 class EntryCache:
@@ -149,10 +150,17 @@ class EntryCache:
     generator: an unchanged entry file skips YAML and its checks, and keeps its positions for
     errors found later. Stored as each entry's JSON, which pydantic validates fastest."""
 
-    def __init__(self, code: str, known: dict[tuple[str, str], _Stored] | None = None) -> None:
+    def __init__(self, code: str, known: dict[tuple[str, str], _Stored] | None = None,
+                 models: dict[tuple[str, str], _Valid] | None = None) -> None:
         self.code, self.known = code, known or {}
+        self.models = models or {}  # entries already validated by this process (serve), by the same keys
         self.kept: dict[tuple[str, str], _Stored] = {}  # what this run read
+        self.validated: dict[tuple[str, str], _Valid] = {}
         self.hits = 0
+
+    def successor(self) -> EntryCache:
+        """Return the cache for this process's next run: what this run read, as validated models."""
+        return EntryCache(self.code, self.kept, self.validated)
 
     @staticmethod
     def load(path: Path, code: str) -> EntryCache:
@@ -172,7 +180,7 @@ class EntryCache:
         tmp.write_bytes(marshal.dumps((self.code, self.kept)))
         tmp.replace(path)
 
-    def find(self, path: Path, root: Path, shown: str) -> tuple[Entry, SourceMap, list[Problem]] | None:
+    def find(self, path: Path, root: Path, shown: str) -> _Valid | None:
         """Return the entry of an unchanged regular file inside root, with its own problems."""
         resolved = path.resolve()
         if path.is_symlink() or not resolved.is_relative_to(root) or not resolved.is_file() or resolved.stat().st_size > MAX_FILE_BYTES:
@@ -182,12 +190,17 @@ class EntryCache:
             return None
         self.kept[key] = stored = self.known[key]
         self.hits += 1
-        data, source_path, keys, values, digest, problems = stored
-        return Entry.model_validate_json(data), SourceMap(source_path, keys, values, digest), [Problem(*p) for p in problems]
+        if key not in self.models:
+            data, source_path, keys, values, digest, problems = stored
+            self.models[key] = Entry.model_validate_json(data), SourceMap(source_path, keys, values, digest), [Problem(*p) for p in problems]
+        self.validated[key] = self.models[key]
+        return self.models[key]
 
     def keep(self, entry: Entry, source: SourceMap, problems: list[Problem]) -> None:
-        self.kept[(source.path, source.digest)] = (entry.model_dump_json(), source.path, source.keys, source.values, source.digest,
-                                                   [(p.path, p.line, p.col, p.field, p.message, p.code, p.warning) for p in problems])
+        key = (source.path, source.digest)
+        self.kept[key] = (entry.model_dump_json(), source.path, source.keys, source.values, source.digest,
+                          [(p.path, p.line, p.col, p.field, p.message, p.code, p.warning) for p in problems])
+        self.validated[key] = entry, source, problems
 
 
 def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1) -> Content:

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Self
@@ -31,6 +31,15 @@ class Page:
     text: str
     listed: bool = True  # in the sitemap (not redirects or the 404 page)
     reuse: Path | None = None  # an identical file of the previous build, linked instead of written
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """An output file made only when what it is made from changed since the last build; otherwise
+    the previous build's file is kept (inputs: plain picklable data, digested with the code)."""
+
+    inputs: object
+    make: Callable[[], str]
 
 
 def static_files(stylesheet: str, static: Path | None = None) -> dict[str, str | bytes]:

@@ -19,9 +19,9 @@ from generator.inputs import TEMPLATES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _same_as_clean(work: Path) -> pipeline.BuildResult:
+def _same_as_clean(work: Path, memory: pipeline.Memory | None = None) -> pipeline.BuildResult:
     options = pipeline.BuildOptions(work / "content", work / "site", search=False, templates=work / "templates")
-    result = pipeline.build(options)
+    result = pipeline.build(options, memory=memory)
     shutil.rmtree(work / "clean", ignore_errors=True)
     pipeline.build(replace(options, out=work / "clean", clean=True))
     assert read_tree(work / "site") == read_tree(work / "clean")
@@ -35,27 +35,30 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 @pytest.mark.slow
-def test_incremental_output_equals_a_clean_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("serving", [False, True], ids=["command", "serve"])
+def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool) -> None:
+    """Rebuilds from the caches beside the output (the command) or from a process's memory (serve)."""
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(TEMPLATES, tmp_path / "templates")
     failures = tmp_path / "content/failures"
-    total = _same_as_clean(tmp_path).pages
-    assert _same_as_clean(tmp_path).up_to_date
+    memory = pipeline.Memory() if serving else None
+    total = _same_as_clean(tmp_path, memory).pages
+    assert _same_as_clean(tmp_path, memory).up_to_date
 
     # An entry's title appears on its page, in listings, in neighbours' graphs and in the hub.
     _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
-    assert 1 < _same_as_clean(tmp_path).rendered < total / 2
+    assert 1 < _same_as_clean(tmp_path, memory).rendered < total / 2
 
     # A new relation changes both entries' pages and their neighbours' graphs.
     _edit(failures / "nan-inf-loss.yaml", "related:\n", "related:\n  - slug: cuda-out-of-memory\n    type: see-also\n")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
 
     # A new tag adds a taxonomy page and changes the tags index; taking it away removes the page.
     _edit(failures / "bf16-divergence.yaml", "tags: [", "tags: [brand-new-tag, ")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
     folder = (tmp_path / "site").stat().st_ino
     _edit(failures / "bf16-divergence.yaml", "tags: [brand-new-tag, ", "tags: [")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
     assert not (tmp_path / "site/tags/brand-new-tag").exists()
     assert (tmp_path / "site").stat().st_ino == folder  # only the changed files were moved in, not a whole new site
 
@@ -63,26 +66,26 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path) -> None:
     # deleted from the output by hand comes back with the next build.
     (tmp_path / "site/api/signatures.json").unlink()
     _edit(failures / "dataloader-hang-deadlock.yaml", "Training stops making progress", "Training makes no progress")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
 
     # A category change moves the entry between listings, graphs and neighbours' colours.
     _edit(failures / "dataloader-hang-deadlock.yaml", "category: data-loading", "category: fail-slow")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
 
     # A hub row's text shows on the hub page, and the hub's title on every entry its rows name.
     hub = tmp_path / "content/hubs/nccl-errors.yaml"
     _edit(hub, "An operating-system call, or a call", "An OS call, or a call")
     _edit(hub, "title: NCCL and ProcessGroupNCCL error messages", "title: NCCL and ProcessGroupNCCL messages")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
 
     # The stylesheet is shared by every page.
     with (tmp_path / "templates/static/style.css").open("a") as css:
         css.write("\n.hub-box { margin-top: 2rem; }\n")
-    _same_as_clean(tmp_path)
+    _same_as_clean(tmp_path, memory)
 
     # A template change re-renders everything that uses it.
     _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
-    result = _same_as_clean(tmp_path)
+    result = _same_as_clean(tmp_path, memory)
     assert result.rendered == result.pages == total
 
 
