@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import pickle
 import sys
 import time
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from .errors import GeneratorError
 from .export import export_files
 from .graph import Graph, build_graph
 from .incremental import PageCache, global_digest, render_incrementally
-from .inputs import MARKER, BuildOptions, Fingerprint, fingerprint, is_up_to_date
+from .inputs import MARKER, BuildOptions, Fingerprint, data_digest, fingerprint, is_up_to_date
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
 from .rendering import Renderer, category_names, stylesheet
@@ -77,7 +76,7 @@ class Memory:
 def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
     """Return the digest of a file that is not a page: of what it is made from, or of its bytes."""
     if isinstance(data, Deferred):
-        return hashlib.sha1(pickle.dumps((everywhere, data.inputs), protocol=4)).hexdigest()
+        return data_digest((everywhere, data.inputs))
     return hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 

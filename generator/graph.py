@@ -7,6 +7,7 @@ entries that they say nothing, so the cost grows linearly with the catalog.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import defaultdict
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup, escape
 
 from .catalog import Catalog, Link
+from .inputs import data_digest
 
 MAX_POSTINGS = 50  # a feature shared by more entries than this says little; the cap bounds the work per entry
 TOP_SIMILAR = 5
@@ -39,6 +41,8 @@ class Graph:
     similar: dict[str, list[Similar]]
     colours: dict[str, str]
     features: dict[str, dict[str, float]] = field(default_factory=dict)  # what `similar` was inferred from
+    drawn: dict[str | tuple[str, ...], Sketch] = field(default_factory=dict)  # sketches made so far: by entry, rings by members
+    basis: object = None  # what every sketch is drawn from: links, similarity, colours, titles, categories
 
 
 def _features(catalog: Catalog, slug: str) -> dict[str, float]:
@@ -86,12 +90,15 @@ def _similar(weights: dict[str, dict[str, float]], top: int = TOP_SIMILAR) -> di
 
 
 def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
-    """Return the related-failure graph of the catalog; the inferred similarity of a previous
-    graph (the last build's, in `serve`) is kept when every entry's features are the same."""
+    """Return the related-failure graph of the catalog. A previous graph (the last build's, in
+    `serve`) lends its inferred similarity when every entry's features are the same, and its
+    neighbourhood sketches when everything they are drawn from is the same."""
     colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
     features = {slug: _features(catalog, slug) for slug in sorted(catalog.entries)}
     similar = previous.similar if previous and previous.features == features else _similar(features)
-    return Graph(catalog.links, similar, colours, features)
+    basis = (catalog.links, similar, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
+    drawn = previous.drawn if previous and previous.basis == basis else {}
+    return Graph(catalog.links, similar, colours, features, drawn, basis)
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,11 @@ class Sketch:
     def draw(self) -> Layout:
         return _layout(self)
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """What a page that shows this sketch depends on (computed once per sketch)."""
+        return data_digest((self.position, self.facts, self.pairs, self.radius, self.centre))
+
 
 def _sketch(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]],
             radius: float, centre: str | None = None) -> Sketch:
@@ -170,8 +182,15 @@ def _sketch(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, flo
     return Sketch(tuple((s, x, y) for s, (x, y) in position.items()), tuple(facts), tuple(pairs), radius, centre)
 
 
-def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8, max_second: int = 10) -> Sketch:
-    """Return a radial sketch: the entry in the centre, 1-hop then 2-hop neighbours on rings."""
+def neighbourhood(catalog: Catalog, graph: Graph, slug: str) -> Sketch:
+    """Return a radial sketch: the entry in the centre, 1-hop then 2-hop neighbours on rings
+    (made once per graph, and kept by the next graph while what it is drawn from is unchanged)."""
+    if slug not in graph.drawn:
+        graph.drawn[slug] = _neighbourhood(catalog, graph, slug)
+    return graph.drawn[slug]
+
+
+def _neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8, max_second: int = 10) -> Sketch:
     first = [l.slug for l in graph.links.get(slug, [])]
     first += [s.slug for s in graph.similar.get(slug, []) if s.slug not in first]
     first = first[:max_first]
@@ -202,7 +221,15 @@ def neighbourhood(catalog: Catalog, graph: Graph, slug: str, max_first: int = 8,
 
 
 def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Sketch:
-    """Return the given entries on one ring, grouped by category, with the typed links among them."""
+    """Return the given entries on one ring, grouped by category, with the typed links among them
+    (made once per graph, and kept by the next graph while what it is drawn from is unchanged)."""
+    members = tuple(sorted(slugs))
+    if members not in graph.drawn:
+        graph.drawn[members] = _ring_map(catalog, graph, slugs)
+    return graph.drawn[members]
+
+
+def _ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Sketch:
     order = sorted(slugs, key=lambda s: (catalog.entries[s].entry.category, catalog.entries[s].entry.title.lower(), s))
     members = set(order)
     radius = max(160.0, len(order) * LABEL_GAP / math.pi)

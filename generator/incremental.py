@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .catalog import Catalog
+from .graph import Sketch
 from .inputs import VERSION
 from .loading import Source
 from .pages import PageSpec
@@ -40,6 +41,8 @@ class _Digester(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, Source):
             return str, (f"{type(obj).__name__}:{obj.slug}:{obj.source.digest}",)
+        if isinstance(obj, Sketch):
+            return str, (f"Sketch:{obj.digest}",)
         if isinstance(obj, BaseModel):
             return str, (obj.model_dump_json(),)
         return NotImplemented

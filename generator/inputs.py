@@ -6,13 +6,15 @@ of the inputs the site was last built from)."""
 from __future__ import annotations
 
 import hashlib
+import io
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
 GENERATOR = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR.parent / "templates"
 MARKER = ".encyclopedia-build"  # in every folder the generator wrote
-VERSION = 4  # of the caches and the stamp kept beside the output
+VERSION = 5  # of the caches and the stamp kept beside the output
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,16 @@ class BuildOptions:
 class Fingerprint:
     code: str  # the generator's code, templates and assets
     inputs: str  # the code, the content folder and the options that change the output
+
+
+def data_digest(data: object) -> str:
+    """Return a digest of plain data (tuples, lists, dicts, strings, numbers): equal values give
+    equal digests whether or not they share objects, since they are pickled without a memo."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=4)
+    pickler.fast = True
+    pickler.dump(data)
+    return hashlib.sha1(buffer.getvalue()).hexdigest()
 
 
 def files_digest(paths: list[Path], extra: str) -> str:

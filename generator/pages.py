@@ -7,6 +7,7 @@ its view and nothing else: the incremental build compares views, not recorded re
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -259,6 +260,7 @@ def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: lis
 
 
 def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
+    @functools.cache
     def link(slug: str, type: str = "") -> Link:
         return Link(slug, catalog.entries[slug].entry.title, type)
 
