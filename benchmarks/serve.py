@@ -11,6 +11,7 @@ entry's page; the time from the write to the page with the new title is reported
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from corpus import write_corpus
 
-BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent  # the generator of this tree is the one measured
 
 
 def _get(url: str) -> str:
@@ -36,8 +37,8 @@ def edit_loop(n: int, runs: int) -> list[float]:
     proc = None
     try:
         write_corpus(n, work / "content")
-        proc = subprocess.Popen([str(BIN / "encyclopedia"), "serve", "--port", "0", "--no-search"], cwd=work,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", "0", "--no-search"], cwd=work,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdout is not None
         base = proc.stdout.readline().split(" on ")[1].split(" ")[0]
         entry = work / "content/failures/synthetic-failure-00007.yaml"

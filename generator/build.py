@@ -24,7 +24,15 @@ from .errors import GeneratorError
 from .export import export_files
 from .graph import Graph, build_graph
 from .incremental import PageCache, global_digest, render_incrementally
-from .inputs import MARKER, BuildOptions, Fingerprint, data_digest, fingerprint, is_up_to_date
+from .inputs import (
+    MARKER,
+    BuildOptions,
+    FileDigest,
+    Fingerprint,
+    data_digest,
+    fingerprint,
+    is_up_to_date,
+)
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
 from .rendering import Renderer, category_names, stylesheet
@@ -71,6 +79,8 @@ class Memory:
     pages: PageCache | None = None
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
     graph: Graph | None = None
+    files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
+    prose: int = 0  # how many rendered pieces of Markdown and code of each kind the renderer keeps between builds
 
 
 def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
@@ -80,12 +90,13 @@ def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
     return hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
-def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1) -> Catalog:
+def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
+                 digests: dict[Path, str] | None = None) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
     drafts=True; every entry is checked either way (raises ContentError)."""
     if not content_dir.is_dir():
         raise GeneratorError(f"{content_dir}: no such content folder")
-    content = load_content(content_dir, cache=cache, jobs=jobs)
+    content = load_content(content_dir, cache=cache, jobs=jobs, digests=digests)
     catalog = build_catalog(content)
     published = without_drafts(content)
     if drafts or len(published.entries) == len(content.entries):
@@ -116,7 +127,10 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
     """
     gc.freeze()  # what exists before the build (the last build's caches, in serve) is not garbage
     try:
-        return _build(options, progress or Progress(enabled=False), seen or fingerprint(options), memory or Memory())
+        memory = memory or Memory()
+        seen = seen or fingerprint(options, memory.files)
+        memory.files = seen.files
+        return _build(options, progress or Progress(enabled=False), seen, memory)
     finally:
         gc.unfreeze()
 
@@ -141,7 +155,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         cache = memory.pages or PageCache.load(cache_path)
         entry_cache = memory.entries if memory.entries and memory.entries.code == seen.code else EntryCache.load(entries_path, seen.code)
     with stage("loading and checking the content"):
-        catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs)
+        catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs, {path: digest for path, (_, digest) in seen.files.items()})
         catalog.site = site_with(catalog.site, options.site)
         options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
         entry_cache.save(entries_path)
@@ -152,7 +166,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         plan = plan_site(catalog, graph)
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:
-            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates)
+            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates, memory.prose)
         renewed, pages = render_incrementally(plan, memory.renderer[1], cache, options.out, everywhere, options.jobs,
                                               lambda done, total: report("rendering", done, total))
     # The search index covers entry pages only: keep it when the same entry pages are unchanged.

@@ -37,6 +37,10 @@ class BuildOptions:
 class Fingerprint:
     code: str  # the generator's code, templates and assets
     inputs: str  # the code, the content folder and the options that change the output
+    files: dict[Path, FileDigest] = field(default_factory=dict, compare=False)  # each content file's, by path
+
+
+FileDigest = tuple[tuple[int, int, int], str]  # (mtime_ns, size, inode) when read, digest of the bytes
 
 
 def data_digest(data: object) -> str:
@@ -49,19 +53,31 @@ def data_digest(data: object) -> str:
     return hashlib.sha1(buffer.getvalue()).hexdigest()
 
 
-def files_digest(paths: list[Path], extra: str) -> str:
-    """Return a digest of every file under paths (names and bytes) and extra."""
+def files_digest(paths: list[Path], extra: str, files: dict[Path, FileDigest] | None = None,
+                 known: dict[Path, FileDigest] | None = None) -> str:
+    """Return a digest of every file under paths (names and bytes) and extra; each file's own
+    digest goes into files. A file whose mtime, size and inode are those `known` (a previous
+    call's files, in `serve`) recorded is not read again."""
     h = hashlib.sha1(f"{VERSION}:{extra}".encode())
     for root in paths:
         for file in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+            status = file.stat()
+            stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+            seen = known.get(file) if known else None
+            digest = seen[1] if seen and seen[0] == stamp else hashlib.sha1(file.read_bytes()).hexdigest()
+            if files is not None:
+                files[file] = stamp, digest
+            h.update(file.relative_to(root).as_posix().encode() + b"\0" + digest.encode() + b"\0")
     return h.hexdigest()
 
 
-def fingerprint(options: BuildOptions) -> Fingerprint:
-    """Return the fingerprint of what a build with these options reads."""
+def fingerprint(options: BuildOptions, known: dict[Path, FileDigest] | None = None) -> Fingerprint:
+    """Return the fingerprint of what a build with these options reads (known: the content
+    files of a previous fingerprint, whose unchanged files are not read again)."""
     code = files_digest([options.templates, GENERATOR], "")
-    return Fingerprint(code, files_digest([options.content], f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}"))
+    files: dict[Path, FileDigest] = {}
+    extra = f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}"
+    return Fingerprint(code, files_digest([options.content], extra, files, known), files)
 
 
 def is_up_to_date(options: BuildOptions, seen: Fingerprint) -> bool:

@@ -180,12 +180,16 @@ class EntryCache:
         tmp.write_bytes(marshal.dumps((self.code, self.kept)))
         tmp.replace(path)
 
-    def find(self, path: Path, root: Path, shown: str) -> _Valid | None:
-        """Return the entry of an unchanged regular file inside root, with its own problems."""
-        resolved = path.resolve()
-        if path.is_symlink() or not resolved.is_relative_to(root) or not resolved.is_file() or resolved.stat().st_size > MAX_FILE_BYTES:
-            return None
-        key = (shown, hashlib.sha1(resolved.read_bytes()).hexdigest())
+    def find(self, path: Path, root: Path, shown: str, digest: str | None = None) -> _Valid | None:
+        """Return the entry of an unchanged regular file inside root, with its own problems
+        (digest: of the file's bytes, when the caller has read them; only a file that passed
+        every check is ever kept, so a symbolic link or an oversized file finds nothing)."""
+        if digest is None:
+            resolved = path.resolve()
+            if path.is_symlink() or not resolved.is_relative_to(root) or not resolved.is_file() or resolved.stat().st_size > MAX_FILE_BYTES:
+                return None
+            digest = hashlib.sha1(resolved.read_bytes()).hexdigest()
+        key = (shown, digest)
         if key not in self.known:
             return None
         self.kept[key] = stored = self.known[key]
@@ -203,9 +207,11 @@ class EntryCache:
         self.validated[key] = entry, source, problems
 
 
-def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1) -> Content:
+def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1,
+                 digests: dict[Path, str] | None = None) -> Content:
     """Return the validated content of a content folder with every problem found (entry files
-    not in the cache are read by `jobs` processes when there are many)."""
+    not in the cache are read by `jobs` processes when there are many; digests: of files whose
+    bytes the caller has read already)."""
     root = content_dir.resolve()
     base = (display_root or Path.cwd()).resolve()
     content = Content(root=content_dir)
@@ -238,7 +244,8 @@ def load_content(content_dir: Path, display_root: Path | None = None, cache: Ent
         if loaded_samples:
             content.samples = _read_samples(samples_path.parent, root, *loaded_samples, content.problems)
     paths = list(_yaml_files(content_dir / "failures", base, content.problems))
-    found = {path: cache.find(path, root, display_path(path, base)) if cache else None for path in paths}
+    digests = digests or {}
+    found = {path: cache.find(path, root, display_path(path, base), digests.get(path)) if cache else None for path in paths}
     misses = [path for path in paths if found[path] is None]  # read and checked in parallel when there are many
     read = dict(zip(misses, run_parallel([functools.partial(_load_entry, path, root, base) for path in misses], jobs)))
     for path in paths:

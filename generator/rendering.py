@@ -63,7 +63,7 @@ def contribution_links(site: SiteConfig, item: LoadedEntry) -> dict[str, str]:
             "report": f"{site.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"}
 
 
-def _environment(templates: Path) -> jinja2.Environment:
+def _environment(templates: Path, remember: int = 0) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
         autoescape=jinja2.select_autoescape(["html", "xml"]),  # robots.txt is plain text
@@ -72,9 +72,10 @@ def _environment(templates: Path) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["md"] = render_markdown
-    env.filters["md_inline"] = render_inline
-    env.filters["highlight"] = lambda code, lang: Markup(highlight_code(code, lang))
+    keep = functools.lru_cache(maxsize=remember) if remember else lambda f: f  # unchanged text is rendered once
+    env.filters["md"] = keep(render_markdown)
+    env.filters["md_inline"] = keep(render_inline)
+    env.filters["highlight"] = keep(lambda code, lang: Markup(highlight_code(code, lang)))
     env.filters["source_url"] = source_url
     env.filters["seen_label"] = seen_label
     return env
@@ -104,8 +105,10 @@ class Renderer:
     """Renders PageSpecs with the site's templates; each template sees its page's view and the
     site-wide values below, never the catalog, so a page is a function of its view."""
 
-    def __init__(self, site: SiteConfig, category_names: dict[str, str], templates: Path = TEMPLATES) -> None:
-        self.site, self.env = site, _environment(templates)
+    def __init__(self, site: SiteConfig, category_names: dict[str, str], templates: Path = TEMPLATES, remember: int = 0) -> None:
+        """remember: how many rendered pieces of Markdown and code to keep for the next pages
+        (for a renderer that outlives one build, as in `serve`)."""
+        self.site, self.env = site, _environment(templates, remember)
         self.base_path = urlsplit(site.base_url).path
         self.shared: dict[str, Any] = {
             "site": site,
