@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import pickle
 import sys
 import time
 from collections.abc import Iterator
@@ -90,6 +91,21 @@ def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
     return hashlib.sha1(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
+def _load_graph(path: Path, code: str) -> Graph | None:
+    """Return the graph the last build kept beside the output, if the same code made it."""
+    try:
+        stored = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+        return None
+    return stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code and isinstance(stored[1], Graph) else None
+
+
+def _save_graph(path: Path, code: str, graph: Graph) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps((code, graph), protocol=4))
+    tmp.replace(path)
+
+
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
                  digests: dict[Path, str] | None = None) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
@@ -161,12 +177,16 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         entry_cache.save(entries_path)
         memory.entries = entry_cache.successor()
     with stage("building the related-failure graph"):
-        graph = memory.graph = build_graph(catalog, memory.graph)
+        previous = memory.graph or (None if options.clean else _load_graph(options.beside_out("graph"), seen.code))
+        graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
-        plan = plan_site(catalog, graph)
+        plan = plan_site(catalog, graph)  # draws the sketches the previous graph did not lend
+        if previous is None or graph.drawn is not previous.drawn or graph.similar is not previous.similar:
+            _save_graph(options.beside_out("graph"), seen.code, graph)
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:
-            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates, memory.prose)
+            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates, memory.prose,
+                                                   options.beside_out("templates"))
         renewed, pages = render_incrementally(plan, memory.renderer[1], cache, options.out, everywhere, options.jobs,
                                               lambda done, total: report("rendering", done, total))
     # The search index covers entry pages only: keep it when the same entry pages are unchanged.

@@ -29,7 +29,7 @@ class BuildOptions:
     templates: Path = TEMPLATES  # templates, stylesheet and assets
 
     def beside_out(self, kind: str) -> Path:
-        """Return the path of one of the files kept beside the output (cache, entries, inputs)."""
+        """Return the path of one of the files kept beside the output (cache, entries, graph, inputs, templates)."""
         return self.out.parent / f".{self.out.name}.{kind}"
 
 

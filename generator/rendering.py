@@ -63,9 +63,12 @@ def contribution_links(site: SiteConfig, item: LoadedEntry) -> dict[str, str]:
             "report": f"{site.repo_url}/issues/new?{urlencode(query, quote_via=quote)}"}
 
 
-def _environment(templates: Path, remember: int = 0) -> jinja2.Environment:
+def _environment(templates: Path, remember: int = 0, compiled: Path | None = None) -> jinja2.Environment:
+    if compiled:
+        compiled.mkdir(exist_ok=True)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
+        bytecode_cache=jinja2.FileSystemBytecodeCache(str(compiled)) if compiled else None,  # by each template's checksum
         autoescape=jinja2.select_autoescape(["html", "xml"]),  # robots.txt is plain text
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -105,10 +108,12 @@ class Renderer:
     """Renders PageSpecs with the site's templates; each template sees its page's view and the
     site-wide values below, never the catalog, so a page is a function of its view."""
 
-    def __init__(self, site: SiteConfig, category_names: dict[str, str], templates: Path = TEMPLATES, remember: int = 0) -> None:
+    def __init__(self, site: SiteConfig, category_names: dict[str, str], templates: Path = TEMPLATES, remember: int = 0,
+                 compiled: Path | None = None) -> None:
         """remember: how many rendered pieces of Markdown and code to keep for the next pages
-        (for a renderer that outlives one build, as in `serve`)."""
-        self.site, self.env = site, _environment(templates, remember)
+        (for a renderer that outlives one build, as in `serve`); compiled: a folder that keeps
+        the compiled templates for the next build."""
+        self.site, self.env = site, _environment(templates, remember, compiled)
         self.base_path = urlsplit(site.base_url).path
         self.shared: dict[str, Any] = {
             "site": site,

@@ -34,7 +34,7 @@ def test_rejected_with_a_position_and_the_old_site_survives(name: str, content: 
     assert time.monotonic() - start < 5
     assert REJECTED[name] in capsys.readouterr().err
     assert read_tree(tmp_path / "site") == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", "content", "site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", ".site.graph", ".site.templates", "content", "site"]
 
 
 def test_a_50_mb_entry_is_refused_without_reading_it(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,7 +89,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     before = {p for p in work.parent.iterdir()}
     assert main(["build", "--content", str(work / "content"), "--out", str(work / "site")]) == 0
     assert {p for p in work.parent.iterdir()} == before  # nothing written beside the output folder
-    assert sorted(p.name for p in work.iterdir()) == [".site.cache", ".site.entries", ".site.inputs", "content", "site"]
+    assert sorted(p.name for p in work.iterdir()) == [".site.cache", ".site.entries", ".site.graph", ".site.inputs", ".site.templates", "content", "site"]
     server, base = serve(work / "site")
     yield base, work / "site"
     server.shutdown()

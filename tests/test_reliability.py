@@ -79,7 +79,7 @@ def test_killing_a_build_midway_leaves_the_previous_site(tmp_path: Path) -> None
         unchanged = read_tree(tmp_path / "site") == before  # compared outside the assert: pytest's diff of two sites takes minutes
         assert unchanged, f"killing the build while {moment} changed the previous site"
     subprocess.run(build, cwd=tmp_path, check=True, capture_output=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", ".site.inputs", "content", "site"]  # leftovers cleaned
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", ".site.graph", ".site.inputs", ".site.templates", "content", "site"]  # leftovers cleaned
     assert "Changed failure 0" in (tmp_path / "site/failures/synthetic-failure-00000/index.html").read_text()
 
 

@@ -31,7 +31,7 @@ def test_failed_build_leaves_previous_site_untouched(content: Path, tmp_path: Pa
     write_tree(content, {"failures/broken.yaml": "id: [\n"})
     assert main(["build", "--out", "site"]) == 1
     assert read_tree(tmp_path / "site") == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", "content", "site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.cache", ".site.entries", ".site.graph", ".site.templates", "content", "site"]
 
 
 def test_renamed_entry_keeps_its_old_address_as_a_redirect(content: Path, tmp_path: Path) -> None:
