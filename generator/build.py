@@ -181,7 +181,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
         plan = plan_site(catalog, graph)  # draws the sketches the previous graph did not lend
-        if previous is None or graph.drawn is not previous.drawn or graph.similar is not previous.similar:
+        if previous is None or graph.drawn is not previous.drawn or graph.rings is not previous.rings or graph.similar is not previous.similar:
             _save_graph(options.beside_out("graph"), seen.code, graph)
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:

@@ -7,11 +7,12 @@ entries that they say nothing, so the cost grows linearly with the catalog.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
@@ -41,8 +42,10 @@ class Graph:
     similar: dict[str, list[Similar]]
     colours: dict[str, str]
     features: dict[str, dict[str, float]] = field(default_factory=dict)  # what `similar` was inferred from
-    drawn: dict[str | tuple[str, ...], Sketch] = field(default_factory=dict)  # sketches made so far: by entry, rings by members
-    basis: object = None  # what every sketch is drawn from: links, similarity, colours, titles, categories
+    drawn: dict[str, Sketch] = field(default_factory=dict)  # neighbourhood sketches made so far, by entry
+    rings: dict[tuple[str, ...], Sketch] = field(default_factory=dict)  # ring maps made so far, by members
+    shape: object = None  # where the neighbourhoods place their nodes comes from the links and similarity alone
+    basis: object = None  # a ring map is drawn from these and the entries' titles and categories
 
 
 def _features(catalog: Catalog, slug: str) -> dict[str, float]:
@@ -90,15 +93,18 @@ def _similar(weights: dict[str, dict[str, float]], top: int = TOP_SIMILAR) -> di
 
 
 def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
-    """Return the related-failure graph of the catalog. A previous graph (the last build's, in
-    `serve`) lends its inferred similarity when every entry's features are the same, and its
-    neighbourhood sketches when everything they are drawn from is the same."""
+    """Return the related-failure graph of the catalog. A previous graph (the last build's) lends
+    its inferred similarity when every entry's features are the same, its neighbourhood
+    sketches when the links and similarity are (their titles and colours are checked as they
+    are used), and its ring maps when everything they are drawn from is the same."""
     colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
     features = {slug: _features(catalog, slug) for slug in sorted(catalog.entries)}
     similar = previous.similar if previous and previous.features == features else _similar(features)
-    basis = (catalog.links, similar, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
-    drawn = previous.drawn if previous and previous.basis == basis else {}
-    return Graph(catalog.links, similar, colours, features, drawn, basis)
+    shape = (catalog.links, similar)
+    basis = (shape, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
+    drawn = previous.drawn if previous and previous.shape == shape else {}
+    rings = previous.rings if previous and previous.basis == basis else {}
+    return Graph(catalog.links, similar, colours, features, drawn, rings, shape, basis)
 
 
 @dataclass(frozen=True)
@@ -173,20 +179,29 @@ class Sketch:
         return data_digest((self.position, self.facts, self.pairs, self.radius, self.centre))
 
 
-def _sketch(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]],
-            radius: float, centre: str | None = None) -> Sketch:
+def _facts(catalog: Catalog, graph: Graph, slugs: Iterable[str]) -> tuple[tuple[str, str, str, str], ...]:
     facts = []
-    for s in position:
+    for s in slugs:
         entry = catalog.entries[s].entry
         facts.append((s, entry.title, entry.category, graph.colours[entry.category]))
-    return Sketch(tuple((s, x, y) for s, (x, y) in position.items()), tuple(facts), tuple(pairs), radius, centre)
+    return tuple(facts)
+
+
+def _sketch(catalog: Catalog, graph: Graph, position: dict[str, tuple[float, float]], pairs: list[tuple[str, str, str]],
+            radius: float, centre: str | None = None) -> Sketch:
+    return Sketch(tuple((s, x, y) for s, (x, y) in position.items()), _facts(catalog, graph, position), tuple(pairs), radius, centre)
 
 
 def neighbourhood(catalog: Catalog, graph: Graph, slug: str) -> Sketch:
     """Return a radial sketch: the entry in the centre, 1-hop then 2-hop neighbours on rings
-    (made once per graph, and kept by the next graph while what it is drawn from is unchanged)."""
-    if slug not in graph.drawn:
+    (placed once per graph shape; a lent sketch gets the current titles and colours)."""
+    lent = graph.drawn.get(slug)
+    if lent is None:
         graph.drawn[slug] = _neighbourhood(catalog, graph, slug)
+    else:
+        facts = _facts(catalog, graph, (s for s, _x, _y in lent.position))
+        if facts != lent.facts:
+            graph.drawn[slug] = dataclasses.replace(lent, facts=facts)
     return graph.drawn[slug]
 
 
@@ -224,9 +239,9 @@ def ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Sketch:
     """Return the given entries on one ring, grouped by category, with the typed links among them
     (made once per graph, and kept by the next graph while what it is drawn from is unchanged)."""
     members = tuple(sorted(slugs))
-    if members not in graph.drawn:
-        graph.drawn[members] = _ring_map(catalog, graph, slugs)
-    return graph.drawn[members]
+    if members not in graph.rings:
+        graph.rings[members] = _ring_map(catalog, graph, slugs)
+    return graph.rings[members]
 
 
 def _ring_map(catalog: Catalog, graph: Graph, slugs: list[str]) -> Sketch:
