@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .api import render_api
+from .api import render_api, signature_data
 from .catalog import Catalog, build_catalog, without_drafts
 from .errors import GeneratorError
 from .export import export_files
@@ -74,7 +74,8 @@ class Progress:
 @dataclass
 class Memory:
     """What a long-running process (`serve`) keeps between its builds, in place of re-reading the
-    caches beside the output: the entries it validated, the pages it wrote, its template renderer."""
+    caches beside the output: the content files it read, the entries it validated, the graph it
+    drew, the pages it wrote and its template renderer (a command's build starts with none)."""
 
     entries: EntryCache | None = None
     pages: PageCache | None = None
@@ -82,6 +83,7 @@ class Memory:
     graph: Graph | None = None
     files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
     prose: int = 0  # how many rendered pieces of Markdown and code of each kind the renderer keeps between builds
+    serving: bool = False  # the validated entries and the graph stay here, not written beside the output each build
 
 
 def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
@@ -174,14 +176,17 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs, {path: digest for path, (_, digest) in seen.files.items()})
         catalog.site = site_with(catalog.site, options.site)
         options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
-        entry_cache.save(entries_path)
+        if not memory.serving:
+            entry_cache.save(entries_path)
         memory.entries = entry_cache.successor()
     with stage("building the related-failure graph"):
         previous = memory.graph or (None if options.clean else _load_graph(options.beside_out("graph"), seen.code))
         graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
-        plan = plan_site(catalog, graph)  # draws the sketches the previous graph did not lend
-        if previous is None or graph.drawn is not previous.drawn or graph.rings is not previous.rings or graph.similar is not previous.similar:
+        signatures = signature_data(catalog)  # for the diagnosis page and api/signatures.json
+        plan = plan_site(catalog, graph, signatures)  # draws the sketches the previous graph did not lend
+        lent = previous and graph.drawn is previous.drawn and graph.rings is previous.rings and graph.similar is previous.similar
+        if not (memory.serving or lent):
             _save_graph(options.beside_out("graph"), seen.code, graph)
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:
@@ -201,7 +206,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
                 staging.page(page)
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-            files = {**render_api(catalog), **export_files(catalog), **scripts,
+            files = {**render_api(catalog, signatures), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
                 key = renewed.files[path] = _file_digest(everywhere, data)

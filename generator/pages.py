@@ -212,10 +212,11 @@ class PageSpec:
         return {name: getattr(self.view, name) for name in self.view.__dataclass_fields__}
 
 
-def plan_site(catalog: Catalog, graph: Graph) -> list[PageSpec]:
+def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object] | None = None) -> list[PageSpec]:
     """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
-    sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does)."""
-    pages = list(_plan(catalog, graph))
+    sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
+    signatures: the catalog's signature_data, when the caller has it already."""
+    pages = list(_plan(catalog, graph, signatures or signature_data(catalog)))
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
 
@@ -259,7 +260,7 @@ def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: lis
     return GraphView(category, nav, ring_map(catalog, graph, slugs) if draw else None, len(slugs), relations)
 
 
-def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
+def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iterator[PageSpec]:
     @functools.cache
     def link(slug: str, type: str = "") -> Link:
         return Link(slug, catalog.entries[slug].entry.title, type)
@@ -299,7 +300,7 @@ def _plan(catalog: Catalog, graph: Graph) -> Iterator[PageSpec]:
         tuple((slug, t.label) for slug, t in catalog.taxonomies["categories"].items()),
         tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))
     yield PageSpec("diagnose/index.html", "diagnose.html", DiagnoseView(
-        Markup(script_json({**signature_data(catalog), "base": "../"})),
+        Markup(script_json({**signatures, "base": "../"})),
         tuple(sample for sample, _text in catalog.samples), Markup(script_json([text for _s, text in catalog.samples]))))
     yield PageSpec("alerts/index.html", "alerts.html", AlertsView(EXPORT_FILES, METRIC, alerted(catalog), len(catalog.entries)))
     yield PageSpec("404.html", "404.html", EmptyView(), listed=False)
