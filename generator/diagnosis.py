@@ -17,8 +17,10 @@ What the answers mean:
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -46,6 +48,9 @@ WINDOW = int(RULES["window"])  # type: ignore[call-overload]
 MAX_WINDOWS = int(RULES["max_windows"])  # type: ignore[call-overload]
 MAX_NOTABLE = int(RULES["max_notable"])  # type: ignore[call-overload]
 SPECIFIC = int(RULES["specific"])  # type: ignore[call-overload]
+_WRAP: dict[str, float] = RULES["wrap"]  # type: ignore[assignment]
+WRAP_MIN_WIDTH, WRAP_MIN_LINES, WRAP_SHARE = int(_WRAP["min_width"]), int(_WRAP["min_lines"]), float(_WRAP["share"])
+WRAP_SAMPLE_LINES, WRAP_SAMPLE_CHARS = int(_WRAP["sample_lines"]), int(_WRAP["sample_chars"])
 CARRY = 1 << 20  # the most of an unfinished line kept between chunks
 TAIL = 1 << 20  # notable lines are looked for in the last TAIL bytes of each log
 DESYNC_ENTRY = str(RULES["desync_entry"])
@@ -200,15 +205,68 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) 
     """Return the diagnosis of logs given as (name, byte chunks); chunks may split lines anywhere.
 
     Bytes that are not UTF-8 are read as U+FFFD; they never stop the scan. Evidence is
-    ordered by source, then line: with one file per rank, pass them in reading order.
+    ordered by source, then line: with one file per rank, pass them in reading order. A
+    hard-wrapped paste is read as its joined lines, and numbered as such.
     """
     state = _State()
     for name, chunks in sources:
         tail: deque[bytes] = deque()
-        for line_no, text in _lines_with_keys(index, _tracked(chunks, tail), state):
+        for line_no, text in _lines_with_keys(index, _tracked(_unwrapped(chunks), tail), state):
             _scan_line(index, state, name, line_no, text)
         _collect_notable(state, name, b"".join(tail))
     return _rank(index, state, cross_rank(state.reports))
+
+
+def wrap_width(sample: str) -> int | None:
+    """Return the width a paste was hard-wrapped at, judged from its first lines, or None."""
+    lines = [line.removesuffix("\r") for line in sample.split("\n")[:-1][:WRAP_SAMPLE_LINES]]
+    long = [len(line) for line in lines if len(line) >= WRAP_MIN_WIDTH]
+    if not long:
+        return None
+    width, count = Counter(long).most_common(1)[0]  # on a tie, the length seen first
+    # A terminal cuts every line at its width: none is longer, most long lines are that long,
+    # and they are different pieces that go on in the next line (log records that happen to
+    # have one length repeat, or start like the next record).
+    pieces = {line for line, after in itertools.pairwise(lines) if _continues(line, after, width)}
+    return width if width == max(long) and count >= WRAP_SHARE * len(long) and len(pieces) >= WRAP_MIN_LINES else None
+
+
+def _continues(line: str, after: str, width: int) -> bool:
+    """Return whether a physical line of a paste wrapped at width goes on in the next one."""
+    return len(line) == width and not line.endswith("  ") and after != "" and after[:4] != line[:4]
+
+
+def _unwrapped(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Yield the chunks of a log; those of a hard-wrapped paste with its lines joined again."""
+    rest = iter(chunks)
+    head: list[bytes] = []
+    lines = size = 0
+    while lines <= WRAP_SAMPLE_LINES and size < WRAP_SAMPLE_CHARS:
+        chunk = next(rest, None)
+        if chunk is None:
+            break
+        head.append(chunk)
+        lines, size = lines + chunk.count(b"\n"), size + len(chunk)
+    sample = b"".join(head)
+    width = wrap_width(sample.decode("utf-8", errors="replace"))
+    if width is None:
+        yield sample
+        yield from rest
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    held = None  # the last whole line, which waits for the next one to know if it goes on
+    carry = ""
+    for chunk in itertools.chain([sample], rest):
+        *whole, carry = (carry + decoder.decode(chunk)).split("\n")
+        out = []
+        for line in whole:
+            if held is not None:
+                body = held.removesuffix("\r")
+                out.append(body if _continues(body, line.removesuffix("\r"), width) else held + "\n")
+            held = line
+        yield "".join(out).encode()
+    carry += decoder.decode(b"", final=True)
+    yield ((held + "\n" if held is not None else "") + carry).encode()
 
 
 def _tracked(chunks: Iterable[bytes], tail: deque[bytes]) -> Iterator[bytes]:

@@ -12,13 +12,16 @@ from conftest import CATEGORIES, entry_yaml, write_tree
 
 from generator.answers import format_diagnosis
 from generator.api import signature_data
+from generator.build import load_catalog
 from generator.catalog import build_catalog
 from generator.cli import main
-from generator.diagnosis import SignatureIndex, scan
+from generator.diagnosis import SignatureIndex, scan, wrap_width
 from generator.loading import load_content
 from generator.quality import check_quality
 from generator.ranks import rank_list
 
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "tests/data/logs"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 WATCHDOG = "Watchdog caught collective operation timeout"
 
@@ -115,6 +118,19 @@ def test_lines_split_across_chunks_and_bad_bytes_are_handled(index: SignatureInd
     [candidate] = [c for c in scan(index, [("-", chunks)]).candidates if c.slug == "oom"]
     assert [(e.line, e.rank) for e in candidate.evidence] == [(4, "2"), (5, None)]
     assert candidate.evidence[1].text == "tail without newline " + OOM
+
+
+def test_a_hard_wrapped_paste_is_read_with_its_lines_joined() -> None:
+    """A terminal copy cut at its width (a real paste) is matched as if it had not been cut, in
+    any chunking; a log whose records merely share one length is read as it is."""
+    index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
+    wrapped = (LOGS / "dev/grpo-nccl-watchdog-heartbeat-stuck-wrapped.log").read_bytes()
+    assert wrap_width(wrapped.decode()) == 116
+    for size in (7, 1 << 20):
+        result = scan(index, [("-", [wrapped[i:i + size] for i in range(0, len(wrapped), size)])])
+        assert result.candidates[0].slug == "nccl-watchdog-heartbeat-stuck"
+    for records in ("torchrun-childfailed-summary-distbackenderror-4-ranks.log", "yolov9-4gpu-allreduce-watchdog-terminate-ranks.log"):
+        assert wrap_width((LOGS / "dev" / records).read_text()) is None
 
 
 def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) -> None:

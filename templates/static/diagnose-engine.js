@@ -347,13 +347,67 @@ function createDiagnosisEngine(data) {
 
   // ---- reading ----
 
+  const stripCR = (line) => (line.endsWith("\r") ? line.slice(0, -1) : line);
+
+  // Whether a physical line of a paste wrapped at `width` goes on in the next one (see "wrap" in diagnosis.json).
+  function continues(line, after, width) {
+    return line.length === width && !line.endsWith("  ") && after !== "" && after.slice(0, 4) !== line.slice(0, 4);
+  }
+
+  // The width a paste was hard-wrapped at, judged from its first lines, or null.
+  function wrapWidth(sample) {
+    const lines = sample.split("\n").slice(0, -1).slice(0, R.wrap.sample_lines).map(stripCR);
+    const long = lines.map((l) => l.length).filter((n) => n >= R.wrap.min_width);
+    if (!long.length) return null;
+    const counts = new Map();
+    for (const n of long) counts.set(n, (counts.get(n) || 0) + 1);
+    let width = null, count = 0;
+    for (const [n, c] of counts) if (c > count) { width = n; count = c; }  // on a tie, the length seen first
+    const pieces = new Set();
+    for (let i = 0; i + 1 < lines.length; i++) if (continues(lines[i], lines[i + 1], width)) pieces.add(lines[i]);
+    const wrapped = width === Math.max(...long) && count >= R.wrap.share * long.length && pieces.size >= R.wrap.min_lines;
+    return wrapped ? width : null;
+  }
+
+  // The chunks of a log; those of a hard-wrapped paste with its lines joined again.
+  async function* unwrapped(chunks) {
+    const iterator = (chunks[Symbol.asyncIterator] || chunks[Symbol.iterator]).call(chunks);
+    let sample = "", lines = 0, done = false;
+    while (lines <= R.wrap.sample_lines && sample.length < R.wrap.sample_chars) {
+      const next = await iterator.next();
+      if (next.done) { done = true; break; }
+      sample += next.value;
+      lines += next.value.split("\n").length - 1;
+    }
+    async function* rest() {
+      if (done) return;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    }
+    const width = wrapWidth(sample);
+    if (width === null) { yield sample; yield* rest(); return; }
+    let held = null, carry = "";
+    const join = (text) => {
+      const whole = text.split("\n");
+      carry = whole.pop();
+      let out = "";
+      for (const line of whole) {
+        if (held !== null) out += continues(stripCR(held), stripCR(line), width) ? stripCR(held) : held + "\n";
+        held = line;
+      }
+      return out;
+    };
+    yield join(sample);
+    for await (const chunk of rest()) yield join(carry + chunk);
+    yield (held !== null ? held + "\n" : "") + carry;
+  }
+
   async function diagnoseSources(sources) {
     const state = newState();
     let total = 0;
     for (const { name, chunks } of sources) {
       let carry = "", tail = "", lineNo = 0;
       state.lines = 0;
-      for await (const chunk of chunks) {
+      for await (const chunk of unwrapped(chunks)) {
         tail = (tail + chunk).slice(-TAIL);
         const text = carry + chunk;
         const lines = text.split("\n");
