@@ -1,5 +1,6 @@
 """What a build is given: its options, and a fingerprint of every file it reads and of the
-generator itself. Standard library only, so that a build with nothing changed answers before
+generator itself (with each content file's own digest, and the digest of plain data that the
+caches compare). Standard library only, so that a build with nothing changed answers before
 pydantic, Jinja and Pygments are imported (the stamp beside the output holds the fingerprint
 of the inputs the site was last built from)."""
 

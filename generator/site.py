@@ -1,4 +1,5 @@
-"""The writer: pages and files stream into a temporary folder, then go live in one of two ways.
+"""The writer: pages and files (a Deferred one is made only when its inputs changed) stream into
+a temporary folder, then go live in one of two ways.
 
 A complete staging folder (first and clean builds, or when Pagefind must index the whole site)
 is swapped in place of the output with renames. A delta (an incremental build: only the files

@@ -21,11 +21,14 @@ from generator.api import signature_data
 from generator.build import load_catalog
 from generator.catalog import Catalog
 from generator.cli import main
-from generator.diagnosis import SignatureIndex, scan
+from generator.diagnosis import SignatureIndex, scan, wrap_width
 from generator.export import METRIC, grep_patterns, mtail_program, prometheus_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-LOGS = sorted((ROOT / "tests" / "data" / "logs").glob("*/*.log"))
+# Log files as a job writes them: a pipeline never sees a paste hard-wrapped by a terminal,
+# which only diagnose joins again.
+LOGS = [log for log in sorted((ROOT / "tests" / "data" / "logs").glob("*/*.log"))
+        if wrap_width(log.read_bytes().decode("utf-8", errors="replace")) is None]
 
 
 @pytest.fixture(scope="module")
