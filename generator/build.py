@@ -33,6 +33,7 @@ from .inputs import (
     data_digest,
     fingerprint,
     is_up_to_date,
+    replace_file,
 )
 from .loading import EntryCache, describe_pattern, load_content
 from .pages import plan_site
@@ -71,6 +72,9 @@ class Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
+PROSE_PIECES = 100_000  # rendered pieces of Markdown and code of each kind serve keeps (an entry has about 35)
+
+
 @dataclass
 class Memory:
     """What a long-running process (`serve`) keeps between its builds, in place of re-reading the
@@ -82,8 +86,7 @@ class Memory:
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
     graph: Graph | None = None
     files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
-    prose: int = 0  # how many rendered pieces of Markdown and code of each kind the renderer keeps between builds
-    serving: bool = False  # the validated entries and the graph stay here, not written beside the output each build
+    serving: bool = False  # a long-running process: entries and graph stay here, rendered prose is kept for the next build
 
 
 def _file_digest(everywhere: str, data: str | bytes | Deferred) -> str:
@@ -100,12 +103,6 @@ def _load_graph(path: Path, code: str) -> Graph | None:
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
         return None
     return stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code and isinstance(stored[1], Graph) else None
-
-
-def _save_graph(path: Path, code: str, graph: Graph) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps((code, graph), protocol=4))
-    tmp.replace(path)
 
 
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
@@ -187,11 +184,11 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         plan = plan_site(catalog, graph, signatures)  # draws the sketches the previous graph did not lend
         lent = previous and graph.drawn is previous.drawn and graph.rings is previous.rings and graph.similar is previous.similar
         if not (memory.serving or lent):
-            _save_graph(options.beside_out("graph"), seen.code, graph)
+            replace_file(options.beside_out("graph"), pickle.dumps((seen.code, graph), protocol=4))
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:
-            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates, memory.prose,
-                                                   options.beside_out("templates"))
+            memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates,
+                                                   PROSE_PIECES if memory.serving else 0, options.beside_out("templates"))
         renewed, pages = render_incrementally(plan, memory.renderer[1], cache, options.out, everywhere, options.jobs,
                                               lambda done, total: report("rendering", done, total))
     # The search index covers entry pages only: keep it when the same entry pages are unchanged.

@@ -200,7 +200,7 @@ def _serve(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    memory = Memory(prose=100_000, serving=True)  # prose per kind (block, inline, code); an entry has about 35 pieces
+    memory = Memory(serving=True)
 
     def rebuild() -> BuildResult:
         return build(BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1,

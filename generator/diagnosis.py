@@ -219,7 +219,7 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) 
 
 def wrap_width(sample: str) -> int | None:
     """Return the width a paste was hard-wrapped at, judged from its first lines, or None."""
-    lines = [line.removesuffix("\r") for line in sample.split("\n")[:-1][:WRAP_SAMPLE_LINES]]
+    lines = [line.removesuffix("\r") for line in sample.split("\n", WRAP_SAMPLE_LINES)[:-1]]  # whole lines only
     long = [len(line) for line in lines if len(line) >= WRAP_MIN_WIDTH]
     if not long:
         return None

@@ -63,12 +63,8 @@ def _features(catalog: Catalog, slug: str) -> dict[str, float]:
     return features
 
 
-def infer_similar(catalog: Catalog, top: int = TOP_SIMILAR) -> dict[str, list[Similar]]:
-    """Return each entry's most similar other entries, best first, from shared features."""
-    return _similar({slug: _features(catalog, slug) for slug in sorted(catalog.entries)}, top)
-
-
 def _similar(weights: dict[str, dict[str, float]], top: int = TOP_SIMILAR) -> dict[str, list[Similar]]:
+    """Return each entry's most similar other entries, best first, from the features they share."""
     postings: dict[str, list[str]] = defaultdict(list)
     for slug, features in weights.items():
         for feature in features:

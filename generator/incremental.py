@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from .catalog import Catalog
 from .graph import Sketch
-from .inputs import VERSION
+from .inputs import VERSION, replace_file
 from .loading import Source
 from .pages import PageSpec
 from .pool import run_parallel
@@ -73,9 +73,7 @@ class PageCache:
             return PageCache()
 
     def save(self, path: Path) -> None:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps(self, protocol=4))
-        tmp.replace(path)
+        replace_file(path, pickle.dumps(self, protocol=4))
 
 
 def global_digest(code: str, catalog: Catalog) -> str:

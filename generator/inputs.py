@@ -44,6 +44,14 @@ class Fingerprint:
 FileDigest = tuple[tuple[int, int, int], str]  # (mtime_ns, size, inode) when read, digest of the bytes
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a file kept beside the output whole, through a temporary name of its own, so that a
+    killed build never leaves half of one."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def data_digest(data: object) -> str:
     """Return a digest of plain data (tuples, lists, dicts, strings, numbers): equal values give
     equal digests whether or not they share objects, since they are pickled without a memo."""

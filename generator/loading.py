@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import Problem
+from .inputs import replace_file
 from .pool import run_parallel
 from .schema import (
     BRANCH_PATTERN,
@@ -176,9 +177,7 @@ class EntryCache:
         """Store what this run read; nothing to do when every entry came from the cache."""
         if self.hits == len(self.kept) and self.kept.keys() == self.known.keys() and path.is_file():
             return
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(marshal.dumps((self.code, self.kept)))
-        tmp.replace(path)
+        replace_file(path, marshal.dumps((self.code, self.kept)))
 
     def find(self, path: Path, root: Path, shown: str, digest: str | None = None) -> _Valid | None:
         """Return the entry of an unchanged regular file inside root, with its own problems

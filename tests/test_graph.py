@@ -10,7 +10,7 @@ from conftest import entry_yaml, write_tree
 
 from generator.catalog import build_catalog
 from generator.cli import main
-from generator.graph import LABEL_GAP, build_graph, infer_similar, neighbourhood, ring_map
+from generator.graph import LABEL_GAP, build_graph, neighbourhood, ring_map
 from generator.loading import load_content
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -26,7 +26,7 @@ def test_similarity_comes_from_shared_tags_systems_and_signatures(content: Path)
         "failures/third.yaml": entry_yaml("MTF-0003", "Third").replace("tags: [nccl, timeout]", "tags: [dataloader]")
         .replace("Watchdog caught collective operation timeout", "DataLoader worker"),
     })
-    similar = infer_similar(catalog)
+    similar = build_graph(catalog).similar
     assert [s.slug for s in similar["first-failure"]] == ["second-failure"]
     assert similar["first-failure"][0].shared[:2] == ("Watchdog caught collective operation timeout", "caught")
     assert similar["third"] == []

@@ -41,7 +41,7 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool) 
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(TEMPLATES, tmp_path / "templates")
     failures = tmp_path / "content/failures"
-    memory = pipeline.Memory(prose=1000, serving=True) if serving else None
+    memory = pipeline.Memory(serving=True) if serving else None
     total = _same_as_clean(tmp_path, memory).pages
     assert _same_as_clean(tmp_path, memory).up_to_date
 

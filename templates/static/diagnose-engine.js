@@ -356,7 +356,7 @@ function createDiagnosisEngine(data) {
 
   // The width a paste was hard-wrapped at, judged from its first lines, or null.
   function wrapWidth(sample) {
-    const lines = sample.split("\n").slice(0, -1).slice(0, R.wrap.sample_lines).map(stripCR);
+    const lines = sample.split("\n", R.wrap.sample_lines + 1).slice(0, -1).map(stripCR);  // whole lines only
     const long = lines.map((l) => l.length).filter((n) => n >= R.wrap.min_width);
     if (!long.length) return null;
     const counts = new Map();
