@@ -155,6 +155,14 @@ def _work(report: Report) -> str:
     return f"SeqNum {report.seq}" + (f" {report.op}" if report.op else "") if report.seq is not None else "a collective"
 
 
+def _parts(reports: dict[str, Report]) -> str:
+    """Return 'ranks 0 and 1 at SeqNum 7; rank 2 at SeqNum 8 BROADCAST', ordered by the lowest rank."""
+    works: dict[str, list[str]] = {}
+    for rank, report in reports.items():
+        works.setdefault(_work(report), []).append(rank)
+    return "; ".join(f"{rank_list(rs)} at {w}" for w, rs in sorted(works.items(), key=lambda kv: min(int(r) for r in kv[1])))
+
+
 def _group_name(group: str | None) -> str:
     return "" if group is None else f" (process group {group})"
 
@@ -167,25 +175,35 @@ def _plural(ranks: list[str]) -> dict[str, str]:
 
 def _judge_group(group: str | None, reports: dict[str, Report], seen: set[str], world: int | None,
                  reported: set[str]) -> tuple[str, str, list[str]]:
-    """Return (case, sentence, ranks called stuck) for one process group."""
-    works: dict[str, list[str]] = {}
-    for rank, report in reports.items():
-        if report.seq is not None:
-            works.setdefault(_work(report), []).append(rank)
-    seqs = {r.seq for r in reports.values() if r.seq is not None}
-    if len(works) > 1:
-        parts = "; ".join(f"{rank_list(rs)} at {w}" for w, rs in sorted(works.items(), key=lambda kv: min(int(r) for r in kv[1])))
+    """Return (case, sentence, ranks called stuck) for one process group.
+
+    Sequence numbers count per group, so ranks of one group at the same number are in the same
+    collective: different operations there are a desync. A rank at a lower number, or one whose
+    last enqueued work is below the others', fell behind them (it is stuck in or before that work).
+    """
+    numbered = {rank: r for rank, r in reports.items() if r.seq is not None}
+    ops: dict[int, set[str]] = {}
+    for r in numbered.values():
+        if r.op:
+            ops.setdefault(r.seq or 0, set()).add(r.op)
+    seqs = {r.seq for r in numbered.values()}
+    if any(len(o) > 1 for o in ops.values()) or (group is None and len(seqs) > 1):
         if group is None:
-            return "undetermined", message("group_unlabelled", parts=parts), []
-        return "desync", message("group_desync", group_cap=f"In process group {group},", parts=parts), []
-    top = max(seqs) if seqs else None
-    lagging = [r for r, rep in reports.items() if top is not None and rep.enqueued is not None and rep.enqueued < top]
-    first = next(iter(reports.values()))
-    work = _work(next((r for r in reports.values() if r.seq is not None), first))
-    sentence = message("group_agree", who=_capital(rank_list(reports)), work=work, group=_group_name(group))
-    if lagging:
-        enq = min(reports[r].enqueued or 0 for r in lagging)
-        return "lagging", sentence + " " + message("lagging", who=_capital(rank_list(lagging)), work=work, enqueued=enq, **_plural(lagging)), lagging
+            return "undetermined", message("group_unlabelled", parts=_parts(numbered)), []
+        return "desync", message("group_desync", group_cap=f"In process group {group},", parts=_parts(numbered)), []
+    top = max((s for s in seqs if s is not None), default=None)
+    work = "a collective" if top is None else _work(Report(group, "", top, next(iter(ops.get(top, ())), None)))
+    earlier = [r for r, rep in numbered.items() if top is not None and (rep.seq or 0) < top]
+    never = [r for r, rep in reports.items() if top is not None and r not in earlier and rep.enqueued is not None and rep.enqueued < top]
+    behind = never + earlier
+    sentence = message("group_agree", who=_capital(rank_list(r for r in reports if r not in earlier)), work=work, group=_group_name(group))
+    if never:
+        enq = min(reports[r].enqueued or 0 for r in never)
+        sentence += " " + message("lagging", who=_capital(rank_list(never)), work=work, enqueued=enq, **_plural(never))
+    if earlier:
+        sentence += " " + message("earlier", who=_capital(rank_list(earlier)), parts=_parts({r: numbered[r] for r in earlier}), **_plural(earlier))
+    if behind:
+        return "lagging", sentence, sorted(behind, key=int)
     silent = sorted(seen - reported, key=int) if group in DEFAULT_GROUPS else []  # a report in any group counts
     if not silent:
         return "agree", sentence, []

@@ -142,10 +142,20 @@ def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) ->
     assert candidate.evidence[0].line == 1 and len(candidate.evidence[0].text) < 3000
 
 
-def test_ranks_of_one_group_that_disagree_point_to_a_desync(index: SignatureIndex) -> None:
-    result = scan(index, [("-", [_log(_pg_failure(0, 0, 7, 7), _pg_failure(1, 0, 7, 7), _pg_failure(2, 0, 8, 8))])])
+def test_ranks_of_one_group_in_different_operations_at_one_number_point_to_a_desync(index: SignatureIndex) -> None:
+    ops = {0: "ALLREDUCE", 1: "ALLREDUCE", 2: "BROADCAST"}
+    result = scan(index, [("-", [_log(*[line for r, op in ops.items() for line in (_timeout(r, 7, op), _pg_failure(r, 0, 7, 7))])])])
     assert result.cross_rank is not None and result.cross_rank.case == "desync"
-    assert "ranks 0 and 1 at SeqNum 7; rank 2 at SeqNum 8" in result.cross_rank.summary
+    assert "ranks 0 and 1 at SeqNum 7 ALLREDUCE; rank 2 at SeqNum 7 BROADCAST" in result.cross_rank.summary
+
+
+def test_a_rank_at_an_earlier_number_of_its_group_fell_behind_and_is_no_desync(index: SignatureIndex) -> None:
+    """Sequence numbers of one group only grow: ranks at N+1 have passed N, so the rank still in N
+    is behind them (a real two-rank paste has this shape), not in a different collective."""
+    result = scan(index, [("-", [_log(_pg_failure(0, 1, 8, 8), _pg_failure(1, 1, 8, 8), _pg_failure(2, 1, 7, 7), _timeout(0, 8))])])
+    assert result.cross_rank is not None and (result.cross_rank.case, result.cross_rank.stuck) == ("lagging", ["2"])
+    assert result.cross_rank.summary == ("Ranks 0 and 1 timed out in SeqNum 8 ALLREDUCE (process group 1). Rank 2 timed out earlier in the "
+                                         "sequence (rank 2 at SeqNum 7), in work the others had passed: it fell behind them; read its log first.")
 
 
 def test_different_sequence_numbers_in_different_groups_are_no_desync(index: SignatureIndex) -> None:

@@ -110,24 +110,37 @@ function createDiagnosisEngine(data) {
     return { it_they: one ? "it" : "they", its_their: one ? "its" : "their", is_are: one ? "is" : "are", s: one ? "" : "s", them: one ? "it" : "them" };
   };
 
-  function judgeGroup(group, reports, seen, world, reported) {
+  const parts = (reports) => {  // "ranks 0 and 1 at SeqNum 7; rank 2 at SeqNum 8 BROADCAST", ordered by the lowest rank
     const works = new Map();
-    for (const [rank, r] of reports) if (r.seq !== null) { const w = work(r); if (!works.has(w)) works.set(w, []); works.get(w).push(rank); }
-    const seqs = [...reports.values()].filter((r) => r.seq !== null).map((r) => r.seq);
-    if (works.size > 1) {
-      const parts = [...works].sort(cmp(([, rs]) => Math.min(...rs.map(Number)))).map(([w, rs]) => `${rankList(rs)} at ${w}`).join("; ");
-      if (group === "") return ["undetermined", message("group_unlabelled", { parts }), []];
-      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts }), []];
+    for (const [rank, r] of reports) { const w = work(r); if (!works.has(w)) works.set(w, []); works.get(w).push(rank); }
+    return [...works].sort(cmp(([, rs]) => Math.min(...rs.map(Number)))).map(([w, rs]) => `${rankList(rs)} at ${w}`).join("; ");
+  };
+
+  function judgeGroup(group, reports, seen, world, reported) {
+    // Sequence numbers count per group: different operations at one number are a desync; a rank at
+    // a lower number, or whose last enqueued work is below the others', fell behind them.
+    const numbered = new Map([...reports].filter(([, r]) => r.seq !== null));
+    const ops = new Map();
+    for (const r of numbered.values()) if (r.op) { if (!ops.has(r.seq)) ops.set(r.seq, new Set()); ops.get(r.seq).add(r.op); }
+    const seqs = new Set([...numbered.values()].map((r) => r.seq));
+    if ([...ops.values()].some((o) => o.size > 1) || (group === "" && seqs.size > 1)) {
+      if (group === "") return ["undetermined", message("group_unlabelled", { parts: parts(numbered) }), []];
+      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts: parts(numbered) }), []];
     }
-    const top = seqs.length ? Math.max(...seqs) : null;
-    const lagging = [...reports].filter(([, r]) => top !== null && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
-    const withSeq = [...reports.values()].find((r) => r.seq !== null) || reports.values().next().value;
-    const w = work(withSeq);
-    const sentence = message("group_agree", { who: capital(rankList(reports.keys())), work: w, group: group === "" ? "" : ` (process group ${group})` });
-    if (lagging.length) {
-      const enqueued = Math.min(...lagging.map((r) => reports.get(r).enqueued || 0));
-      return ["lagging", sentence + " " + message("lagging", { who: capital(rankList(lagging)), work: w, enqueued, ...plural(lagging) }), lagging];
+    const top = seqs.size ? Math.max(...seqs) : null;
+    const w = top === null ? "a collective" : work({ seq: top, op: ops.has(top) ? [...ops.get(top)][0] : null });
+    const earlier = [...numbered].filter(([, r]) => r.seq < top).map(([rank]) => rank);
+    const never = [...reports].filter(([rank, r]) => top !== null && !earlier.includes(rank) && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
+    const behind = [...never, ...earlier].sort(byInt);
+    let sentence = message("group_agree", { who: capital(rankList([...reports.keys()].filter((r) => !earlier.includes(r)))), work: w, group: group === "" ? "" : ` (process group ${group})` });
+    if (never.length) {
+      const enqueued = Math.min(...never.map((r) => reports.get(r).enqueued || 0));
+      sentence += " " + message("lagging", { who: capital(rankList(never)), work: w, enqueued, ...plural(never) });
     }
+    if (earlier.length) {
+      sentence += " " + message("earlier", { who: capital(rankList(earlier)), parts: parts(earlier.map((r) => [r, numbered.get(r)])), ...plural(earlier) });
+    }
+    if (behind.length) return ["lagging", sentence, behind];
     const silent = group === "" || group === "0" ? [...seen].filter((r) => !reported.has(r)).sort(byInt) : [];  // a report in any group counts
     if (!silent.length) return ["agree", sentence, []];
     if (world !== null && Array.from({ length: world }, (_, i) => String(i)).every((r) => seen.has(r))) {
