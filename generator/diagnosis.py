@@ -442,8 +442,10 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
 
 
 def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:
-    """Turn a desync or a stuck rank found across ranks into root evidence for the entry about it."""
-    slug = {"desync": DESYNC_ENTRY, "lagging": STUCK_ENTRY, "stuck": STUCK_ENTRY}.get(cross.case if cross else "")
+    """Turn a desync, or a rank that alone never reported in a paste of every rank, into root evidence
+    for the entry about it. A rank that fell behind is named in the summary, but its numbers do not
+    say why (a stuck host, a slow rank, a misused communicator), so the symptom's owner stays first."""
+    slug = {"desync": DESYNC_ENTRY, "stuck": STUCK_ENTRY}.get(cross.case if cross else "")
     if cross is None or slug is None or slug not in index.entries:
         return {}
     first = min((h.first for h in hits.values()), default=state.order)

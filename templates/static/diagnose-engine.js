@@ -301,7 +301,7 @@ function createDiagnosisEngine(data) {
   }
 
   function crossRankEvidence(state, cross, hits) {
-    const slug = cross ? { desync: R.desync_entry, lagging: R.stuck_entry, stuck: R.stuck_entry }[cross.case] : undefined;
+    const slug = cross ? { desync: R.desync_entry, stuck: R.stuck_entry }[cross.case] : undefined;
     if (!slug || !data.entries[slug]) return {};
     const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
     if (!hits.has(slug)) hits.set(slug, newHits(first));
