@@ -179,7 +179,7 @@ def _judge_group(group: str | None, reports: dict[str, Report], seen: set[str], 
 
     Sequence numbers count per group, so ranks of one group at the same number are in the same
     collective: different operations there are a desync. A rank at a lower number, or one whose
-    last enqueued work is below the others', fell behind them (it is stuck in or before that work).
+    last enqueued work is below the others', fell behind them; the numbers do not say why.
     """
     numbered = {rank: r for rank, r in reports.items() if r.seq is not None}
     ops: dict[int, set[str]] = {}
