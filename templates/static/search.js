@@ -115,11 +115,18 @@
     return out.filter((w) => !seen.has(w.toLowerCase()) && seen.add(w.toLowerCase())).slice(0, 10);
   }
 
-  async function entriesFromHits(hits, data, filters, exclude, limit) {
+  // Pagefind stems words and falls back to near spellings, so a hit may lack a word of the query
+  // ("misaligned" finds "missing"). A hit counts as exact only if every distinctive word, or the
+  // word less a two-letter ending (timeouts, crashed), is in the page's text.
+  const hasWord = (text, word) => text.includes(word) || (word.length > 5 && text.includes(word.slice(0, -2)));
+
+  async function entriesFromHits(hits, data, filters, exclude, limit, required = []) {
     const found = [];
     for (const doc of await Promise.all(hits.slice(0, limit).map((hit) => hit.data()))) {
       const slug = slugFromUrl(doc.url);
       if (!slug || exclude.includes(slug) || found.some((f) => f.slug === slug) || !data.entries[slug] || !passes(data.entries[slug], filters)) continue;
+      const text = required.length ? doc.content.toLowerCase() : "";
+      if (!required.every((word) => hasWord(text, word))) continue;
       found.push({ slug, excerpt: doc.excerpt.replace(/<[^>]*>/g, "") });
     }
     return found;
@@ -180,7 +187,8 @@
     const pagefind = await loadPagefind();
     if (!pagefind) return { items, nearest: false, pagefind: false };
     const found = await pagefind.search(pagefindText(query));
-    for (const f of await entriesFromHits(found ? found.results : [], data, filters, bySignature, limit)) {
+    const required = distinctiveWords(query).map((w) => w.toLowerCase());
+    for (const f of await entriesFromHits(found ? found.results : [], data, filters, bySignature, limit, required)) {
       items.push({ slug: f.slug, entry: data.entries[f.slug], excerpt: f.excerpt });
     }
     if (items.length) return { items, nearest: false, pagefind: true };
