@@ -116,8 +116,8 @@
   }
 
   // Pagefind stems words and falls back to near spellings, so a hit may lack a word of the query
-  // ("misaligned" finds "missing"). A hit counts as exact only if every distinctive word, or the
-  // word less a two-letter ending (timeouts, crashed), is in the page's text.
+  // ("misaligned" finds "missing"). A hit counts as exact, and a word as found, only if the word,
+  // or the word less a two-letter ending (timeouts, crashed), is in the page's text.
   const hasWord = (text, word) => text.includes(word) || (word.length > 5 && text.includes(word.slice(0, -2)));
 
   async function entriesFromHits(hits, data, filters, exclude, limit, required = []) {
@@ -146,7 +146,9 @@
     const perWord = new Map();
     for (const word of distinctiveWords(query)) {
       const res = await pagefind.search(word);
-      if (res && res.results.length) perWord.set(word, res.results);
+      if (!res || !res.results.length) continue;
+      const top = await res.results[0].data();  // a word only a near spelling matched is dropped
+      if (hasWord(top.content.toLowerCase(), word.toLowerCase())) perWord.set(word, res.results);
     }
     const live = [...perWord.keys()];
     if (!live.length) return [];
