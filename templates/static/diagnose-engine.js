@@ -118,7 +118,7 @@ function createDiagnosisEngine(data) {
 
   function judgeGroup(group, reports, seen, world, reported) {
     // Sequence numbers count per group: different operations at one number are a desync; a rank at
-    // a lower number, or whose last enqueued work is below the others', fell behind them.
+    // a lower number, or whose last enqueued work is below the others', fell behind them; the numbers do not say why.
     const numbered = new Map([...reports].filter(([, r]) => r.seq !== null));
     const ops = new Map();
     for (const r of numbered.values()) if (r.op) { if (!ops.has(r.seq)) ops.set(r.seq, new Set()); ops.get(r.seq).add(r.op); }
