@@ -80,14 +80,14 @@ def entry_url(catalog: Catalog, slug: str) -> str:
     return f"{catalog.site.base_url}failures/{slug}/"
 
 
-def render_api(catalog: Catalog, signatures: dict[str, object] | None = None) -> dict[str, str | Deferred]:
+def render_api(catalog: Catalog, signatures: dict[str, object]) -> dict[str, str | Deferred]:
     """Return the JSON API and schemas by site path; an entry's file and the schemas are made
     only when their inputs changed (an entry's file is a function of its YAML and its links).
-    signatures: the catalog's signature_data, when the caller has it already."""
+    signatures: the catalog's signature_data (the diagnose page shares it)."""
     index = ApiIndex(entries=[_summary(catalog, item.slug) for item in catalog.ordered()])
     files: dict[str, str | Deferred] = {
         "api/index.json": _json(index.model_dump(mode="json")),
-        "api/signatures.json": _json(signatures or signature_data(catalog)),
+        "api/signatures.json": _json(signatures),
     }
     for name, model in SCHEMAS.items():
         files[f"schema/{name}.schema.json"] = Deferred(name, entry_schema_json if model is Entry else functools.partial(_schema_json, model))

@@ -94,12 +94,13 @@ def mtail_program(catalog: Catalog) -> str:
 
 def _alternations(patterns: list[str]) -> list[str]:
     """Return the patterns joined by '|' into as few alternations as mtail's length limit allows."""
-    chunks: list[list[str]] = [[]]
+    chunks = [""]
     for p in patterns:
-        if chunks[-1] and len("|".join(chunks[-1])) + len(p) + 5 > MTAIL_PATTERN_LIMIT:
-            chunks.append([])
-        chunks[-1].append(f"(?:{p})")
-    return ["|".join(chunk) for chunk in chunks]
+        alternative = f"(?:{p})"
+        if chunks[-1] and len(chunks[-1]) + 1 + len(alternative) > MTAIL_PATTERN_LIMIT:
+            chunks.append("")
+        chunks[-1] += ("|" if chunks[-1] else "") + alternative
+    return chunks
 
 
 def _mtail_block(alternations: list[str], increment: str, depth: int = 0) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .api import entry_url, signature_data
+from .api import entry_url
 from .catalog import TAXONOMIES, Catalog
 from .export import FILES as EXPORT_FILES
 from .export import METRIC, alerted
@@ -212,11 +212,11 @@ class PageSpec:
         return {name: getattr(self.view, name) for name in self.view.__dataclass_fields__}
 
 
-def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object] | None = None) -> list[PageSpec]:
+def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> list[PageSpec]:
     """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
     sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
-    signatures: the catalog's signature_data, when the caller has it already."""
-    pages = list(_plan(catalog, graph, signatures or signature_data(catalog)))
+    signatures: the catalog's signature_data (api/signatures.json shares it)."""
+    pages = list(_plan(catalog, graph, signatures))
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
 

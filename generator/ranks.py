@@ -181,29 +181,28 @@ def _judge_group(group: str | None, reports: dict[str, Report], seen: set[str], 
     collective: different operations there are a desync. A rank at a lower number, or one whose
     last enqueued work is below the others', fell behind them; the numbers do not say why.
     """
-    numbered = {rank: r for rank, r in reports.items() if r.seq is not None}
+    seq = {rank: r.seq for rank, r in reports.items() if r.seq is not None}
     ops: dict[int, set[str]] = {}
-    for r in numbered.values():
-        if r.op:
-            ops.setdefault(r.seq or 0, set()).add(r.op)
-    seqs = {r.seq for r in numbered.values()}
-    if any(len(o) > 1 for o in ops.values()) or (group is None and len(seqs) > 1):
+    for rank, number in seq.items():
+        if reports[rank].op:
+            ops.setdefault(number, set()).add(str(reports[rank].op))
+    if any(len(o) > 1 for o in ops.values()) or (group is None and len(set(seq.values())) > 1):
+        parts = _parts({rank: reports[rank] for rank in seq})
         if group is None:
-            return "undetermined", message("group_unlabelled", parts=_parts(numbered)), []
-        return "desync", message("group_desync", group_cap=f"In process group {group},", parts=_parts(numbered)), []
-    top = max((s for s in seqs if s is not None), default=None)
-    work = "a collective" if top is None else _work(Report(group, "", top, next(iter(ops.get(top, ())), None)))
-    earlier = [r for r, rep in numbered.items() if top is not None and (rep.seq or 0) < top]
-    never = [r for r, rep in reports.items() if top is not None and r not in earlier and rep.enqueued is not None and rep.enqueued < top]
-    behind = never + earlier
+            return "undetermined", message("group_unlabelled", parts=parts), []
+        return "desync", message("group_desync", group_cap=f"In process group {group},", parts=parts), []
+    top = max(seq.values(), default=-1)  # sequence numbers start at 0
+    work = "a collective" if top < 0 else f"SeqNum {top}" + "".join(f" {op}" for op in sorted(ops.get(top, ())))
+    earlier = {rank for rank, number in seq.items() if number < top}
+    never = [r for r, rep in reports.items() if r not in earlier and rep.enqueued is not None and rep.enqueued < top]
     sentence = message("group_agree", who=_capital(rank_list(r for r in reports if r not in earlier)), work=work, group=_group_name(group))
     if never:
         enq = min(reports[r].enqueued or 0 for r in never)
         sentence += " " + message("lagging", who=_capital(rank_list(never)), work=work, enqueued=enq, **_plural(never))
     if earlier:
-        sentence += " " + message("earlier", who=_capital(rank_list(earlier)), parts=_parts({r: numbered[r] for r in earlier}), **_plural(earlier))
-    if behind:
-        return "lagging", sentence, sorted(behind, key=int)
+        sentence += " " + message("earlier", who=_capital(rank_list(earlier)), parts=_parts({r: reports[r] for r in earlier}), **_plural(list(earlier)))
+    if never or earlier:
+        return "lagging", sentence, sorted([*never, *earlier], key=int)
     silent = sorted(seen - reported, key=int) if group in DEFAULT_GROUPS else []  # a report in any group counts
     if not silent:
         return "agree", sentence, []

@@ -22,7 +22,15 @@ from generator.build import load_catalog
 from generator.catalog import Catalog
 from generator.cli import main
 from generator.diagnosis import SignatureIndex, scan, wrap_width
-from generator.export import METRIC, grep_patterns, mtail_program, prometheus_rules
+from generator.export import (
+    METRIC,
+    MTAIL_PATTERN_LIMIT,
+    _alternations,
+    _mtail_block,
+    grep_patterns,
+    mtail_program,
+    prometheus_rules,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 # Log files as a job writes them: a pipeline never sees a paste hard-wrapped by a terminal,
@@ -180,3 +188,14 @@ def test_every_format_the_cli_offers_is_the_file_the_site_publishes(tmp_path: Pa
     for fmt in EXPORT_FORMATS:
         assert main(["export", "--format", fmt, "--out", str(tmp_path / fmt)]) == 0
         assert (tmp_path / fmt).read_bytes() == published[FILES[fmt]].make().encode()  # bytes: a pattern may hold a literal CR
+
+
+def test_an_alternation_too_long_for_mtail_is_split_into_else_chained_blocks() -> None:
+    """mtail refuses a pattern over 1,024 bytes; an entry's signatures are split into blocks under
+    the limit, chained with else so that a line is still counted once."""
+    patterns = [f"error {i} " + "x" * 400 for i in range(5)]
+    chunks = _alternations(patterns)
+    assert len(chunks) == 3 and all(len(c) <= MTAIL_PATTERN_LIMIT for c in chunks)
+    assert "|".join(chunks) == "|".join(f"(?:{p})" for p in patterns)
+    block = _mtail_block(chunks, "n++")
+    assert [line.strip() for line in block].count("} else {") == 2 and sum(line.strip() == "n++" for line in block) == 3

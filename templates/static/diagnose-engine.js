@@ -119,28 +119,30 @@ function createDiagnosisEngine(data) {
   function judgeGroup(group, reports, seen, world, reported) {
     // Sequence numbers count per group: different operations at one number are a desync; a rank at
     // a lower number, or whose last enqueued work is below the others', fell behind them; the numbers do not say why.
-    const numbered = new Map([...reports].filter(([, r]) => r.seq !== null));
+    const seq = new Map([...reports].filter(([, r]) => r.seq !== null).map(([rank, r]) => [rank, r.seq]));
     const ops = new Map();
-    for (const r of numbered.values()) if (r.op) { if (!ops.has(r.seq)) ops.set(r.seq, new Set()); ops.get(r.seq).add(r.op); }
-    const seqs = new Set([...numbered.values()].map((r) => r.seq));
-    if ([...ops.values()].some((o) => o.size > 1) || (group === "" && seqs.size > 1)) {
-      if (group === "") return ["undetermined", message("group_unlabelled", { parts: parts(numbered) }), []];
-      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts: parts(numbered) }), []];
+    for (const [rank, number] of seq) {
+      const op = reports.get(rank).op;
+      if (op) { if (!ops.has(number)) ops.set(number, new Set()); ops.get(number).add(op); }
     }
-    const top = seqs.size ? Math.max(...seqs) : null;
-    const w = top === null ? "a collective" : work({ seq: top, op: ops.has(top) ? [...ops.get(top)][0] : null });
-    const earlier = [...numbered].filter(([, r]) => r.seq < top).map(([rank]) => rank);
-    const never = [...reports].filter(([rank, r]) => top !== null && !earlier.includes(rank) && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
-    const behind = [...never, ...earlier].sort(byInt);
-    let sentence = message("group_agree", { who: capital(rankList([...reports.keys()].filter((r) => !earlier.includes(r)))), work: w, group: group === "" ? "" : ` (process group ${group})` });
+    if ([...ops.values()].some((o) => o.size > 1) || (group === "" && new Set(seq.values()).size > 1)) {
+      const all = parts([...seq.keys()].map((rank) => [rank, reports.get(rank)]));
+      if (group === "") return ["undetermined", message("group_unlabelled", { parts: all }), []];
+      return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts: all }), []];
+    }
+    const top = seq.size ? Math.max(...seq.values()) : -1;  // sequence numbers start at 0
+    const w = top < 0 ? "a collective" : `SeqNum ${top}` + [...(ops.get(top) || [])].sort().map((op) => ` ${op}`).join("");
+    const earlier = new Set([...seq].filter(([, number]) => number < top).map(([rank]) => rank));
+    const never = [...reports].filter(([rank, r]) => !earlier.has(rank) && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
+    let sentence = message("group_agree", { who: capital(rankList([...reports.keys()].filter((r) => !earlier.has(r)))), work: w, group: group === "" ? "" : ` (process group ${group})` });
     if (never.length) {
       const enqueued = Math.min(...never.map((r) => reports.get(r).enqueued || 0));
       sentence += " " + message("lagging", { who: capital(rankList(never)), work: w, enqueued, ...plural(never) });
     }
-    if (earlier.length) {
-      sentence += " " + message("earlier", { who: capital(rankList(earlier)), parts: parts(earlier.map((r) => [r, numbered.get(r)])), ...plural(earlier) });
+    if (earlier.size) {
+      sentence += " " + message("earlier", { who: capital(rankList(earlier)), parts: parts([...earlier].map((r) => [r, reports.get(r)])), ...plural([...earlier]) });
     }
-    if (behind.length) return ["lagging", sentence, behind];
+    if (never.length || earlier.size) return ["lagging", sentence, [...never, ...earlier].sort(byInt)];
     const silent = group === "" || group === "0" ? [...seen].filter((r) => !reported.has(r)).sort(byInt) : [];  // a report in any group counts
     if (!silent.length) return ["agree", sentence, []];
     if (world !== null && Array.from({ length: world }, (_, i) => String(i)).every((r) => seen.has(r))) {
