@@ -181,9 +181,8 @@ class SignatureIndex:
 
     def matching(self, line: str) -> list[_Sig]:
         """Return every signature that matches the line, in payload order."""
-        found = {self.keys[i] for i, _start, _end in self.finder.find_matches_as_indexes(line, overlapping=True)}
-        return [sig for key in self.by_key if key in found for sig in self.by_key[key]
-                if sig.regex is None or sig.regex.search(line)]
+        found = sorted({i for i, _start, _end in self.finder.find_matches_as_indexes(line, overlapping=True)})
+        return [sig for i in found for sig in self.by_key[self.keys[i]] if sig.regex is None or sig.regex.search(line)]
 
 
 @dataclass
