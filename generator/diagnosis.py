@@ -432,7 +432,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
     collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
-    collateral.sort(key=lambda s: (s not in downstream, hits[s].first, -hits[s].count, _id(index, s)))
+    collateral.sort(key=lambda s: (s not in downstream, hits[s].first, -_key_length(hits[s]), -hits[s].count, _id(index, s)))
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
@@ -452,6 +452,11 @@ def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank 
     evidence = Evidence("", 0, None, None, cross.summary[:MAX_TEXT], CROSS_RANK, "root")
     h.root, h.root_order, h.root_specificity = evidence, first, SPECIFIC
     return {slug: cross.summary}
+
+
+def _key_length(h: _Hits) -> int:
+    """Return how specific an entry's collateral evidence is: its longest matching key."""
+    return max(len(e.signature) for e in h.evidence)
 
 
 def _id(index: SignatureIndex, slug: str) -> str:
@@ -481,7 +486,7 @@ def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: 
     role = "root" if h.root is not None else "collateral"
     contested = any(r != slug and r not in explained for r in roots)
     features = "-".join((role, "explained" if slug in explained else "first",
-                         "specific" if (h.root_specificity if h.root else max(len(e.signature) for e in h.evidence)) >= SPECIFIC else "generic",
+                         "specific" if (h.root_specificity if h.root else _key_length(h)) >= SPECIFIC else "generic",
                          "contested" if contested else "alone"))
     return Candidate(slug, _id(index, slug), _title(index, slug), _CONFIDENCE[features], role, list(h.evidence),
                      _explain(index, slug, h, hits, roots, cross_summary), h.lines,

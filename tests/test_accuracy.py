@@ -140,10 +140,11 @@ def test_dev_and_test_figures() -> None:
     dev, test = figures(evaluate("dev", index)), figures(evaluate("test", index))
     assert test.logs >= 80 and dev.logs + test.logs >= 200
     # Floors a little under the figures last measured; a drop means a regression. Measured on
-    # 2026-12-01, fifth session (218 test logs, 311 dev logs; blind batches fresh14 and fresh15
-    # joined both splits): test top-1 83.5%, top-3 84.7%; dev 91.9%, 93.0%.
-    assert test.top1 >= 0.83 and test.top3 >= 0.84, test.line("test")
-    assert dev.top1 >= 0.91 and dev.top3 >= 0.92, dev.line("dev")
+    # 2026-12-01, sixth session (229 test logs, 348 dev logs; blind batch fresh16 joined both
+    # splits, and devhunt, 23 logs collected for weak classes, went to dev): test top-1 84.9%,
+    # top-3 85.5%; dev 90.4%, 91.4%.
+    assert test.top1 >= 0.84 and test.top3 >= 0.85, test.line("test")
+    assert dev.top1 >= 0.90 and dev.top3 >= 0.91, dev.line("dev")
     # One held-back healthy run (fresh15: gradient-checkpointing warnings a frozen vision tower
     # prints) is answered with an entry; it stays in test, unopened, as a known false match.
     assert dev.false_matches == 0 and test.false_matches <= 1
