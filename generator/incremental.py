@@ -39,13 +39,19 @@ class _Digester(pickle.Pickler):
         self.fast = True
 
     def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, Source):
+        kind = _KINDS.get(type(obj))
+        if kind is None:
+            kind = _KINDS[type(obj)] = next((k for k in (Source, Sketch, BaseModel) if isinstance(obj, k)), object)
+        if kind is object:
+            return NotImplemented
+        if kind is Source:
             return str, (f"{type(obj).__name__}:{obj.slug}:{obj.source.digest}",)
-        if isinstance(obj, Sketch):
+        if kind is Sketch:
             return str, (f"Sketch:{obj.digest}",)
-        if isinstance(obj, BaseModel):
-            return str, (obj.model_dump_json(),)
-        return NotImplemented
+        return str, (obj.model_dump_json(),)
+
+
+_KINDS: dict[type, type] = {}  # each type met in a view: which of the digested kinds it is (object: none)
 
 
 def page_digest(everywhere: str, spec: PageSpec) -> str:

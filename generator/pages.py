@@ -143,7 +143,7 @@ class GraphView:
     nav: tuple[Card, ...]  # categories with entries
     sketch: Sketch | None  # None: too many entries to draw at once
     count: int
-    relations: tuple[Relation, ...]
+    relations: tuple[Relation, ...]  # the text alternative of the drawing: none without one
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,9 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
                 link: Callable[..., Link], draw: bool = True) -> GraphView:
-    relations = tuple(Relation(link(s), l.type, link(l.slug)) for s in slugs for l in graph.links.get(s, []) if l.declared)
+    """A graph page: its drawing and, as its text alternative, its relations; an overview too
+    large to draw lists none (the category pages hold them, drawn and as text)."""
+    relations = tuple(Relation(link(s), l.type, link(l.slug)) for s in slugs for l in graph.links.get(s, []) if l.declared) if draw else ()
     return GraphView(category, nav, ring_map(catalog, graph, slugs) if draw else None, len(slugs), relations)
 
 
