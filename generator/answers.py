@@ -24,6 +24,8 @@ def diagnosis_json(diagnosis: Diagnosis) -> dict[str, object]:
         "notable": [{"source": n.source, "line": n.line, "rank": n.rank, "text": n.text} for n in diagnosis.notable],
         "matched_lines": diagnosis.matched_lines,
         "lines_by_entry": diagnosis.lines_by_entry,
+        "stopped": None if diagnosis.stopped is None else {
+            k: getattr(diagnosis.stopped, k) for k in ("slug", "title", "source", "line", "text", "note")},
         "cross_rank": None if cross is None else {
             "case": cross.case, "stuck_ranks": cross.stuck, "summary": cross.summary, "groups": cross.groups,
         },
@@ -54,6 +56,8 @@ def format_diagnosis(diagnosis: Diagnosis, top: int, search_url: str) -> str:
         out += ["", f"Routine: {r.note}"]
     if not diagnosis.candidates:
         out.append(message("no_match"))
+        if diagnosis.stopped:
+            out += ["", diagnosis.stopped.note, f"   read: failures/{diagnosis.stopped.slug}/"]
         if diagnosis.notable:
             out += ["", "Lines that look like the failure: search the encyclopedia for one, or propose an entry from it:"]
             for n in diagnosis.notable:

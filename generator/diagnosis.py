@@ -55,11 +55,14 @@ CARRY = 1 << 20  # the most of an unfinished line kept between chunks
 TAIL = 1 << 20  # notable lines are looked for in the last TAIL bytes of each log
 DESYNC_ENTRY = str(RULES["desync_entry"])
 STUCK_ENTRY = str(RULES["stuck_entry"])
+STOPPED_ENTRY = str(RULES["stopped_entry"])  # the entry about a log that ends during start-up
 CROSS_RANK = "cross-rank"  # the signature name of evidence drawn from every rank's reports
 _CONFIDENCE: dict[str, float] = RULES["confidence"]  # type: ignore[assignment]
 _PATTERNS: dict[str, str] = RULES["patterns"]  # type: ignore[assignment]
 _TIME = re.compile(_PATTERNS["time"], re.ASCII)
 _NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
+_STARTUP = re.compile(_PATTERNS["startup"], re.ASCII)
+_MEANINGFUL = re.compile(r"[A-Za-z0-9]")
 # Every notable line holds one of these words, so only lines with one are tried against _NOTABLE.
 _NOTABLE_WORDS = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in RULES["notable_tokens"]])  # type: ignore[attr-defined]
 _SEEN = re.compile(b"\n" + _PATTERNS["seen_rank"].encode())
@@ -119,6 +122,18 @@ class Notable:
 
 
 @dataclass(frozen=True)
+class Stopped:
+    """A log without a matching signature that ends during distributed start-up: where, and the entry to read."""
+
+    slug: str
+    title: str
+    source: str
+    line: int
+    text: str
+    note: str
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     candidates: list[Candidate]
     cross_rank: CrossRank | None
@@ -129,6 +144,7 @@ class Diagnosis:
     # every entry with a matching line: distinct lines by the role of the signature that matched:
     # root, routine (a root signature a healthy run prints a few times) or collateral
     lines_by_entry: dict[str, dict[str, int]] = field(default_factory=dict)
+    stopped: Stopped | None = None  # only when no candidate
 
 
 @dataclass(frozen=True)
@@ -190,6 +206,7 @@ class _State:
     hits: dict[str, _Hits] = field(default_factory=dict)
     reports: Reports = field(default_factory=Reports)
     notable: deque[Notable] = field(default_factory=lambda: deque(maxlen=MAX_NOTABLE))
+    stopped: Notable | None = None  # the last line of a log that ends during start-up
     order: int = 0
     windows: tuple[int, int] = (0, 0)  # (line number, windows taken from it)
     skipped: set[str] = field(default_factory=set)
@@ -212,7 +229,9 @@ def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) 
         tail: deque[bytes] = deque()
         for line_no, text in _lines_with_keys(index, _tracked(_unwrapped(chunks), tail), state):
             _scan_line(index, state, name, line_no, text)
-        _collect_notable(state, name, b"".join(tail))
+        last = b"".join(tail)
+        _collect_notable(state, name, last)
+        _note_stop(state, name, last)
     return _rank(index, state, cross_rank(state.reports))
 
 
@@ -413,6 +432,18 @@ def _collect_notable(state: _State, name: str, tail: bytes) -> None:
             state.notable.append(Notable(name, line_no, line_rank(line), text))
 
 
+def _note_stop(state: _State, name: str, tail: bytes) -> None:
+    """Remember the last line of a log when it is a start-up line (a log cut during start-up)."""
+    lines = tail.decode("utf-8", errors="replace").split("\n")
+    if tail.endswith(b"\n"):
+        lines.pop()
+    for back, line in enumerate(reversed(lines)):
+        if _MEANINGFUL.search(line):
+            if len(line) <= LONG_LINE and _STARTUP.search(line):
+                state.stopped = Notable(name, state.lines - back, line_rank(line), line.strip()[:MAX_TEXT])
+            return
+
+
 def _is_routine(h: _Hits) -> bool:
     return h.routine_lines == h.count and h.count <= h.routine_limit
 
@@ -437,7 +468,16 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
     return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines,
-                     {s: dict(sorted(h.role_lines.items())) for s, h in sorted(state.hits.items()) if h.lines})
+                     {s: dict(sorted(h.role_lines.items())) for s, h in sorted(state.hits.items()) if h.lines},
+                     None if candidates else _stopped(index, state.stopped))
+
+
+def _stopped(index: SignatureIndex, last: Notable | None) -> Stopped | None:
+    if last is None or STOPPED_ENTRY not in index.entries:
+        return None
+    title = _title(index, STOPPED_ENTRY)
+    return Stopped(STOPPED_ENTRY, title, last.source, last.line, last.text,
+                   message("stopped", where=_place(last.source, last.line), text=last.text, title=title))
 
 
 def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:
@@ -497,8 +537,11 @@ def _where(evidence: Evidence) -> str:
     if evidence.signature == CROSS_RANK:
         return "the timeout reports of every rank"
     rank = f" on rank {evidence.rank}" if evidence.rank else ""
-    source = f"{evidence.source}:" if evidence.source != "-" else "line "
-    return f"{source}{evidence.line}{rank}"
+    return _place(evidence.source, evidence.line) + rank
+
+
+def _place(source: str, line: int) -> str:
+    return f"{source}:{line}" if source != "-" else f"line {line}"
 
 
 def _explain(index: SignatureIndex, slug: str, h: _Hits, hits: dict[str, _Hits], roots: list[str], cross_summary: str | None) -> str:

@@ -40,6 +40,7 @@ class Outcome:
     score: float | None
     basis: tuple[str, ...]
     routine: tuple[str, ...] = ()  # entries whose lines the diagnosis reported as routine, not as a failure
+    stopped: str | None = None  # the entry a note on a log that ends during start-up points to (not an answer)
 
     @property
     def has_entry(self) -> bool:
@@ -84,7 +85,8 @@ def evaluate(split: str, index: SignatureIndex | None = None) -> list[Outcome]:
         result = diagnosis.candidates
         outcomes.append(Outcome(f"{split}/{path.name}", str(item.get("class") or expect or "none"), accepted,
                                 tuple(c.slug for c in result), result[0].score if result else None,
-                                tuple(c.basis for c in result), tuple(r.slug for r in diagnosis.routine)))
+                                tuple(c.basis for c in result), tuple(r.slug for r in diagnosis.routine),
+                                diagnosis.stopped.slug if diagnosis.stopped else None))
     return outcomes
 
 
@@ -186,4 +188,7 @@ if __name__ == "__main__":
     for split in SPLITS:
         print(figures(results[split]).line(split))
         print("  per source:", dict(Counter(str(i.get("group")) for i in manifest(split))))
+        noted = [o for o in results[split] if o.stopped]
+        print(f"  start-up notes (apart from the answers): {len(noted)} logs, {sum(o.stopped in o.accepted for o in noted)} of them "
+              f"of that entry's class, {sum(o.failure == 'none' for o in noted)} negatives")
         print("  reliability:", "; ".join(f"{b}: {n} answers, {r:.0%} right" if r is not None else f"{b}: 0" for b, n, r in reliability(results[split])))

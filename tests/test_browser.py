@@ -202,6 +202,18 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     assert errors.errors == []
 
 
+def test_a_log_that_ends_during_start_up_gets_the_start_up_hang_as_a_note(browser, site: str) -> None:
+    page, errors = open_page(browser, site + "diagnose/")
+    page.fill("#log-text", "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n"
+                           "All distributed processes registered. Starting with 2 processes\n" + "-" * 40 + "\n")
+    page.click("#diagnose-form button")
+    note = page.locator("p.stopped")
+    assert "The log ends during distributed start-up (line 2: All distributed processes registered" in note.inner_text()
+    assert note.locator("a").get_attribute("href") == "../failures/nccl-init-hang/"
+    assert page.locator(".candidates").count() == 0
+    assert errors.errors == []
+
+
 def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(browser, forge_site: str) -> None:
     page, errors = open_page(browser, forge_site + "search/?q=" + "ZeroDivisionError: integer division or modulo by zero in collate_fn")
     page.click("#search-results .propose a")

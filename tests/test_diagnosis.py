@@ -234,6 +234,20 @@ def test_when_nothing_matches_the_lines_that_look_like_the_failure_are_shown(ind
     assert "https://example.org/search/?q=ValueError%3A%20shapes%20do%20not%20match" in text
 
 
+def test_a_log_that_ends_during_start_up_points_to_the_start_up_hang_apart_from_the_answers() -> None:
+    index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
+    startup = ["Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/4", "All distributed processes registered. Starting with 4 processes", "-" * 40]
+    result = scan(index, [("-", [_log(*startup)])])
+    assert result.candidates == [] and result.stopped is not None
+    assert (result.stopped.slug, result.stopped.line) == ("nccl-init-hang", 2)
+    assert "(line 2: All distributed processes registered. Starting with 4 processes)" in format_diagnosis(result, 5, "s?q=")
+    # a run that went on after its start-up, or a log with an answer, gets no such note
+    assert scan(index, [("-", [_log(*startup, "Epoch 0: 100%| 10/10 loss=1.2")])]).stopped is None
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"
+    answered = scan(index, [("-", [_log(oom, *startup)])])
+    assert answered.candidates and answered.stopped is None
+
+
 def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.log").write_bytes(_log(f"[rank2]: {OOM}", _timeout(0)))
     (tmp_path / "clean.log").write_bytes(_log("all good"))
@@ -241,7 +255,7 @@ def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, ca
     result = json.loads(capsys.readouterr().out)
     first = result["candidates"][0]
     assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis", "matched_lines"} <= set(first)
-    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "lines_by_entry", "cross_rank"} == set(result)
+    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "lines_by_entry", "stopped", "cross_rank"} == set(result)
     assert (result["matched_lines"], first["matched_lines"], result["lines_by_entry"]["oom"]) == (2, 1, {"root": 1})
     assert (first["slug"], first["evidence"][0]["line"]) == ("oom", 1)
     assert main(["diagnose", "clean.log"]) == 1

@@ -39,6 +39,7 @@ def comparable(result: dict) -> dict:  # type: ignore[type-arg]
         "possible_causes": [c["slug"] for c in result["possible_causes"]],
         "routine": [r["note"] for r in result["routine"]],
         "notable": [[n["line"], n["rank"], n["text"]] for n in result["notable"]],
+        "stopped": result["stopped"],
         "cross_rank": result["cross_rank"],
     }
 

@@ -18,6 +18,7 @@ function createDiagnosisEngine(data) {
   const TIME = new RegExp(P.time);
   const WORLD = new RegExp(P.world_size);
   const NOTABLE = new RegExp(P.notable);
+  const STARTUP = new RegExp(P.startup);
   const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
@@ -173,7 +174,7 @@ function createDiagnosisEngine(data) {
   // ---- scanning (generator/diagnosis.py) ----
 
   function newState() {
-    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [],
+    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [], stopped: null,
       order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set() };
   }
 
@@ -259,6 +260,27 @@ function createDiagnosisEngine(data) {
     });
   }
 
+  function noteStop(state, source, tail) {  // the last line of a log that ends during start-up
+    const lines = tail.split("\n");
+    if (tail.endsWith("\n")) lines.pop();
+    for (let back = 0; back < lines.length; back++) {
+      const line = lines[lines.length - 1 - back];
+      if (!/[A-Za-z0-9]/.test(line)) continue;
+      if (line.length <= R.long_line && STARTUP.test(line)) {
+        state.stopped = { source, line: state.lines - back, rank: lineRank(line), text: line.trim().slice(0, R.max_text) };
+      }
+      return;
+    }
+  }
+
+  function stoppedAt(last) {
+    if (last === null || !(R.stopped_entry in data.entries)) return null;
+    const title = entry(R.stopped_entry).title;
+    const where = last.source !== "-" ? `${last.source}:${last.line}` : `line ${last.line}`;
+    return { slug: R.stopped_entry, title, source: last.source, line: last.line, text: last.text,
+      note: message("stopped", { where, text: last.text, title }) };
+  }
+
   // ---- ranking (generator/diagnosis.py) ----
 
   const entry = (slug) => data.entries[slug];
@@ -290,7 +312,7 @@ function createDiagnosisEngine(data) {
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
       .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
     return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines,
-      lines_by_entry: linesByEntry(state), cross_rank: cross };
+      lines_by_entry: linesByEntry(state), stopped: candidates.length ? null : stoppedAt(state.stopped), cross_rank: cross };
   }
 
   function linesByEntry(state) {
@@ -435,6 +457,7 @@ function createDiagnosisEngine(data) {
       state.lines = lineNo;
       total += lineNo;
       collectNotable(state, name, tail);
+      noteStop(state, name, tail);
     }
     return { ...rankCandidates(state, crossRank(state.reports)), lines: total };
   }

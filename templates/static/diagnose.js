@@ -114,6 +114,11 @@
     for (const r of result.routine) out.append(el("p", `Routine: ${r.note}`, "routine"));
     if (!result.candidates.length) {
       out.append(el("p", message("no_match")));
+      if (result.stopped) {
+        const stop = el("p", result.stopped.note + " ", "stopped");
+        stop.append(link("Read the entry", data.base + "failures/" + result.stopped.slug + "/"));
+        out.append(stop);
+      }
       if (result.notable.length) {
         out.append(el("h2", "Lines that look like the failure"));
         const list = el("ul", undefined, "notable");
