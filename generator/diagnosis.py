@@ -450,6 +450,9 @@ def _is_routine(h: _Hits) -> bool:
 
 def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diagnosis:
     hits = {s: h for s, h in state.hits.items() if not _is_routine(h)}
+    for h in hits.values():
+        if not h.role_lines.get("root") and h.routine_lines <= h.routine_limit:
+            h.root = None  # its only root lines are a routine message in routine numbers: no root evidence
     routine = [Routine(s, _title(index, s), h.lines, message("routine", count=h.lines, s="" if h.lines == 1 else "s",
                                                                 title=_title(index, s), limit=h.routine_limit))
                for s, h in state.hits.items() if s not in hits]

@@ -224,6 +224,24 @@ def test_a_routine_warning_is_reported_as_routine_not_as_a_failure(index: Signat
     assert _slugs(index, *["Recompiling function f"] * 3) == ["recompile"]
 
 
+def test_a_routine_message_in_routine_numbers_is_no_root_evidence_even_beside_other_lines(tmp_path: Path) -> None:
+    limit = "Recompile limit hit (8)"
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/storm.yaml": _entry("MTF-0001", "Recompile storm", _sig("size mismatch at index", "root", "size mismatch at index 0", "    routine: 3\n")
+                                      + _sig("Recompile limit hit", "collateral", limit)),
+        "failures/limit.yaml": _entry("MTF-0002", "Recompile limit", _sig("Recompile limit hit", "root", limit),
+                                      "- slug: storm\n  type: caused-by\n"),
+        "ledger.yaml": "MTF-0001: [storm]\nMTF-0002: [limit]\n",
+    })
+    index = SignatureIndex(signature_data(build_catalog(load_content(tmp_path / "content"))))
+    # the limit message carries one 'size mismatch' reason: the limit's entry is the answer, the storm a cause to check
+    result = scan(index, [("-", [_log(limit, "   last reason: size mismatch at index 0")])])
+    assert [c.slug for c in result.candidates] == ["limit"] and [c.slug for c in result.possible_causes] == ["storm"]
+    # more of the routine message than a healthy run prints is root evidence again, and the cause comes first
+    assert _slugs(index, limit, *["size mismatch at index 0"] * 4)[0] == "storm"
+
+
 def test_when_nothing_matches_the_lines_that_look_like_the_failure_are_shown(index: SignatureIndex) -> None:
     result = scan(index, [("train.log", [_log("step 1", "Traceback (most recent call last):", '  File "x.py", line 3',
                                                "ValueError: shapes do not match", "ERROR: job failed", "step 2")])])

@@ -294,6 +294,9 @@ function createDiagnosisEngine(data) {
 
   function rankCandidates(state, cross) {
     const hits = new Map([...state.hits].filter(([, h]) => !isRoutine(h)));
+    for (const h of hits.values()) {  // its only root lines are a routine message in routine numbers: no root evidence
+      if (!h.roleLines.root && h.routineLines <= h.routineLimit) h.root = null;
+    }
     const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.lines,
       note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
     const derived = crossRankEvidence(state, cross, hits);
