@@ -62,7 +62,7 @@ _PATTERNS: dict[str, str] = RULES["patterns"]  # type: ignore[assignment]
 _TIME = re.compile(_PATTERNS["time"], re.ASCII)
 _NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
 _STARTUP = re.compile(_PATTERNS["startup"], re.ASCII)
-_MEANINGFUL = re.compile(r"[A-Za-z0-9]")
+_MEANINGFUL = re.compile(_PATTERNS["meaningful"], re.ASCII)
 # Every notable line holds one of these words, so only lines with one are tried against _NOTABLE.
 _NOTABLE_WORDS = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in RULES["notable_tokens"]])  # type: ignore[attr-defined]
 _SEEN = re.compile(b"\n" + _PATTERNS["seen_rank"].encode())

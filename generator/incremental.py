@@ -39,9 +39,7 @@ class _Digester(pickle.Pickler):
         self.fast = True
 
     def reducer_override(self, obj: Any) -> Any:
-        kind = _KINDS.get(type(obj))
-        if kind is None:
-            kind = _KINDS[type(obj)] = next((k for k in (Source, Sketch, BaseModel) if isinstance(obj, k)), object)
+        kind = _kind(obj.__class__)
         if kind is object:
             return NotImplemented
         if kind is Source:
@@ -51,7 +49,10 @@ class _Digester(pickle.Pickler):
         return str, (obj.model_dump_json(),)
 
 
-_KINDS: dict[type, type] = {}  # each type met in a view: which of the digested kinds it is (object: none)
+@functools.cache
+def _kind(cls: type) -> type:
+    """Return which of the digested kinds a type met in a view is (object: none), once per type."""
+    return next((k for k in (Source, Sketch, BaseModel) if issubclass(cls, k)), object)
 
 
 def page_digest(everywhere: str, spec: PageSpec) -> str:

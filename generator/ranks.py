@@ -192,7 +192,7 @@ def _judge_group(group: str | None, reports: dict[str, Report], seen: set[str], 
             return "undetermined", message("group_unlabelled", parts=parts), []
         return "desync", message("group_desync", group_cap=f"In process group {group},", parts=parts), []
     top = max(seq.values(), default=-1)  # sequence numbers start at 0
-    work = "a collective" if top < 0 else f"SeqNum {top}" + "".join(f" {op}" for op in sorted(ops.get(top, ())))
+    work = _work(Report(group, "", top if top >= 0 else None, next(iter(ops.get(top, ())), None)))  # one op at most: no desync
     earlier = {rank for rank, number in seq.items() if number < top}
     never = [r for r, rep in reports.items() if r not in earlier and rep.enqueued is not None and rep.enqueued < top]
     sentence = message("group_agree", who=_capital(rank_list(r for r in reports if r not in earlier)), work=work, group=_group_name(group))

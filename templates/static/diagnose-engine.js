@@ -19,6 +19,7 @@ function createDiagnosisEngine(data) {
   const WORLD = new RegExp(P.world_size);
   const NOTABLE = new RegExp(P.notable);
   const STARTUP = new RegExp(P.startup);
+  const MEANINGFUL = new RegExp(P.meaningful);
   const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
@@ -132,7 +133,7 @@ function createDiagnosisEngine(data) {
       return ["desync", message("group_desync", { group_cap: `In process group ${group},`, parts: all }), []];
     }
     const top = seq.size ? Math.max(...seq.values()) : -1;  // sequence numbers start at 0
-    const w = top < 0 ? "a collective" : `SeqNum ${top}` + [...(ops.get(top) || [])].sort().map((op) => ` ${op}`).join("");
+    const w = work({ seq: top < 0 ? null : top, op: ops.has(top) ? [...ops.get(top)][0] : null });  // one op at most: no desync
     const earlier = new Set([...seq].filter(([, number]) => number < top).map(([rank]) => rank));
     const never = [...reports].filter(([rank, r]) => !earlier.has(rank) && r.enqueued !== null && r.enqueued < top).map(([rank]) => rank);
     let sentence = message("group_agree", { who: capital(rankList([...reports.keys()].filter((r) => !earlier.has(r)))), work: w, group: group === "" ? "" : ` (process group ${group})` });
@@ -265,7 +266,7 @@ function createDiagnosisEngine(data) {
     if (tail.endsWith("\n")) lines.pop();
     for (let back = 0; back < lines.length; back++) {
       const line = lines[lines.length - 1 - back];
-      if (!/[A-Za-z0-9]/.test(line)) continue;
+      if (!MEANINGFUL.test(line)) continue;
       if (line.length <= R.long_line && STARTUP.test(line)) {
         state.stopped = { source, line: state.lines - back, rank: lineRank(line), text: line.trim().slice(0, R.max_text) };
       }
@@ -276,9 +277,8 @@ function createDiagnosisEngine(data) {
   function stoppedAt(last) {
     if (last === null || !(R.stopped_entry in data.entries)) return null;
     const title = entry(R.stopped_entry).title;
-    const where = last.source !== "-" ? `${last.source}:${last.line}` : `line ${last.line}`;
     return { slug: R.stopped_entry, title, source: last.source, line: last.line, text: last.text,
-      note: message("stopped", { where, text: last.text, title }) };
+      note: message("stopped", { where: place(last.source, last.line), text: last.text, title }) };
   }
 
   // ---- ranking (generator/diagnosis.py) ----
@@ -289,8 +289,10 @@ function createDiagnosisEngine(data) {
 
   function where(ev) {
     if (ev.signature === "cross-rank") return "the timeout reports of every rank";
-    return `${ev.source !== "-" ? ev.source + ":" : "line "}${ev.line}${ev.rank !== null ? " on rank " + ev.rank : ""}`;
+    return place(ev.source, ev.line) + (ev.rank !== null ? " on rank " + ev.rank : "");
   }
+
+  const place = (source, line) => (source !== "-" ? `${source}:${line}` : `line ${line}`);  // generator/diagnosis.py _place
 
   function rankCandidates(state, cross) {
     const hits = new Map([...state.hits].filter(([, h]) => !isRoutine(h)));
