@@ -7,6 +7,7 @@ and maps errors to exit codes.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import pickle
@@ -206,7 +207,8 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             files = {**render_api(catalog, signatures), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
             for path, data in sorted(files.items()):
-                key = renewed.files[path] = _file_digest(everywhere, data)
+                key = renewed.files[path] = (renewed.kept(cache, path, data.inputs, functools.partial(_file_digest, everywhere, data))
+                                             if isinstance(data, Deferred) else _file_digest(everywhere, data))
                 old = options.out / path
                 unchanged = cache.files.get(path) == key and old.is_file()
                 if not (delta and unchanged):

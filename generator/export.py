@@ -74,9 +74,15 @@ def alerted(catalog: Catalog) -> int:
 
 def pattern(signature: Signature, ere: bool) -> str:
     """Return the signature as one RE2 (ere=False) or POSIX ERE pattern."""
-    if signature.regex is None:
-        return "".join(_literal(c, ere) for c in signature.key)
-    return _emit(P.parse(signature.regex, re.ASCII), ere)
+    return _pattern(signature.key, signature.regex, ere)
+
+
+@functools.cache
+def _pattern(key: str, regex: str | None, ere: bool) -> str:
+    """Translate once per process (serve rebuilds every file from the same signatures)."""
+    if regex is None:
+        return "".join(_literal(c, ere) for c in key)
+    return _emit(P.parse(regex, re.ASCII), ere)
 
 
 def mtail_program(catalog: Catalog) -> str:
@@ -167,10 +173,10 @@ def _groups(catalog: Catalog) -> list[tuple[LoadedEntry, str, list[Signature]]]:
     """Return (entry, role, its signatures of that role) in ID order, roles in ROLES order."""
     groups = []
     for item in sorted(catalog.entries.values(), key=lambda item: item.entry.id):
-        for role in ROLES:
-            signatures = [s for s in item.entry.signatures if line_role(s.role, s.routine) == role]
-            if signatures:
-                groups.append((item, role, signatures))
+        by_role: dict[str, list[Signature]] = {}
+        for s in item.entry.signatures:
+            by_role.setdefault(line_role(s.role, s.routine), []).append(s)
+        groups += [(item, role, by_role[role]) for role in ROLES if role in by_role]
     return groups
 
 

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from markupsafe import Markup, escape
 
@@ -46,6 +47,8 @@ class Graph:
     rings: dict[tuple[str, ...], Sketch] = field(default_factory=dict)  # ring maps made so far, by members
     shape: object = None  # where the neighbourhoods place their nodes comes from the links and similarity alone
     basis: object = None  # a ring map is drawn from these and the entries' titles and categories
+    restyled: frozenset[str] | None = None  # entries whose title, category or colour the lent sketches may show wrong (None: any)
+    sketched: bool = False  # every sketch in `drawn` shows this graph's titles and colours (set once the pages are planned)
 
 
 def _features(catalog: Catalog, slug: str) -> dict[str, float]:
@@ -100,7 +103,17 @@ def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
     basis = (shape, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
     drawn = previous.drawn if previous and previous.shape == shape else {}
     rings = previous.rings if previous and previous.basis == basis else {}
-    return Graph(catalog.links, similar, colours, features, drawn, rings, shape, basis)
+    restyled = None
+    if drawn and previous and previous.sketched:
+        now, then = _style(basis), _style(previous.basis)
+        restyled = frozenset(slug for slug, fact in now.items() if then.get(slug) != fact)
+    return Graph(catalog.links, similar, colours, features, drawn, rings, shape, basis, restyled)
+
+
+def _style(basis: object) -> dict[str, tuple[str, str, str]]:
+    """Return what a sketch shows of each entry besides its place: title, category, colour."""
+    _shape, colours, rows = cast(tuple[object, dict[str, str], list[tuple[str, str, str]]], basis)
+    return {slug: (title, category, colours[category]) for slug, title, category in rows}
 
 
 @dataclass(frozen=True)
@@ -194,7 +207,7 @@ def neighbourhood(catalog: Catalog, graph: Graph, slug: str) -> Sketch:
     lent = graph.drawn.get(slug)
     if lent is None:
         graph.drawn[slug] = _neighbourhood(catalog, graph, slug)
-    else:
+    elif graph.restyled is None or any(s in graph.restyled for s, _x, _y in lent.position):
         facts = _facts(catalog, graph, (s for s, _x, _y in lent.position))
         if facts != lent.facts:
             graph.drawn[slug] = dataclasses.replace(lent, facts=facts)

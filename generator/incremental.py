@@ -70,6 +70,22 @@ class PageCache:
     files: dict[str, str] = field(default_factory=dict)  # machine-readable files and assets, by their bytes
     searched: bool = False  # the previous build made a search index
     version: int = VERSION
+    everywhere: str = ""  # what every page of that build shared (global_digest)
+    sources: dict[str, object] = field(default_factory=dict)  # what each page (its spec) and deferred file were made from; in a process's memory only
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "sources": {}}
+
+    def kept(self, last: PageCache, path: str, source: object, digest: Callable[[], str]) -> str:
+        """Record what a page or file is made from and return its digest: the last build's when
+        that build (kept in memory) made it from an equal source with the same `everywhere`.
+        Sources are frozen dataclasses and tuples compared by value; an unchanged entry is the
+        same object, so the comparison is quick."""
+        self.sources[path] = source
+        known = last.pages.get(path) or last.files.get(path)
+        if known and last.everywhere == self.everywhere and path in last.sources and last.sources[path] == source:
+            return known
+        return digest()
 
     @staticmethod
     def load(path: Path) -> PageCache:
@@ -93,12 +109,14 @@ def global_digest(code: str, catalog: Catalog) -> str:
 def render_incrementally(plan: list[PageSpec], render: Callable[[PageSpec], Page], cache: PageCache, previous: Path, everywhere: str,
                          jobs: int, done: Callable[[int, int], None] | None = None) -> tuple[PageCache, Iterator[Page]]:
     """Return the cache for the next build and every page, as rendered: unchanged pages are links
-    to the previous site's files, the others are rendered as the iterator is consumed."""
-    renewed = PageCache()
+    to the previous site's files, the others are rendered as the iterator is consumed.
+
+    A page whose spec equals the last build's, in a cache kept in memory, keeps its digest."""
+    renewed = PageCache(everywhere=everywhere)
     reused: list[Page] = []
     stale: list[PageSpec] = []
     for spec in plan:
-        renewed.pages[spec.path] = digest = page_digest(everywhere, spec)
+        renewed.pages[spec.path] = digest = renewed.kept(cache, spec.path, spec, functools.partial(page_digest, everywhere, spec))
         old = previous / spec.path
         if cache.pages.get(spec.path) == digest and old.is_file():
             reused.append(Page(spec.path, "", spec.listed, reuse=old))

@@ -15,7 +15,7 @@ from pathlib import Path
 GENERATOR = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR.parent / "templates"
 MARKER = ".encyclopedia-build"  # in every folder the generator wrote
-VERSION = 5  # of the caches and the stamp kept beside the output
+VERSION = 6  # of the caches and the stamp kept beside the output
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,7 @@ def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> 
     sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
     signatures: the catalog's signature_data (api/signatures.json shares it)."""
     pages = list(_plan(catalog, graph, signatures))
+    graph.sketched = True  # _plan drew or brought up to date every entry's neighbourhood
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
 
