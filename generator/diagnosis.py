@@ -466,7 +466,8 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
     collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
-    collateral.sort(key=lambda s: (s not in downstream, hits[s].first, -_key_length(hits[s]), -hits[s].count, _id(index, s)))
+    collateral.sort(key=lambda s: (s not in downstream, _key_length(hits[s]) < SPECIFIC, hits[s].first, -_key_length(hits[s]),
+                                   -hits[s].count, _id(index, s)))
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]

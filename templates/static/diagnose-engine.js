@@ -311,7 +311,8 @@ function createDiagnosisEngine(data) {
     const causes = top ? causesOf(top) : [];
     const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
     const downstream = new Set(collateral.filter(present));
-    collateral.sort(cmp((s) => !downstream.has(s), (s) => hits.get(s).first, (s) => -keyLength(hits.get(s)), (s) => -hits.get(s).count, (s) => entry(s).id));
+    collateral.sort(cmp((s) => !downstream.has(s), (s) => keyLength(hits.get(s)) < R.specific, (s) => hits.get(s).first,
+      (s) => -keyLength(hits.get(s)), (s) => -hits.get(s).count, (s) => entry(s).id));
     const weak = new Set([...explained, ...downstream]);
     const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
