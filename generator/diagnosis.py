@@ -466,7 +466,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
     collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
-    collateral.sort(key=lambda s: (s not in downstream, _key_length(hits[s]) < SPECIFIC, hits[s].first, -_key_length(hits[s]),
+    collateral.sort(key=lambda s: (s not in downstream, _specificity(hits[s]) < SPECIFIC, hits[s].first, -_key_length(hits[s]),
                                    -hits[s].count, _id(index, s)))
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)
@@ -503,6 +503,11 @@ def _key_length(h: _Hits) -> int:
     return max(len(e.signature) for e in h.evidence)
 
 
+def _specificity(h: _Hits) -> int:
+    """Return how specific an entry's evidence is: its root signature's, else its longest key."""
+    return h.root_specificity if h.root else _key_length(h)
+
+
 def _id(index: SignatureIndex, slug: str) -> str:
     return str(index.entries[slug]["id"])
 
@@ -530,7 +535,7 @@ def _candidate(index: SignatureIndex, slug: str, hits: dict[str, _Hits], roots: 
     role = "root" if h.root is not None else "collateral"
     contested = any(r != slug and r not in explained for r in roots)
     features = "-".join((role, "explained" if slug in explained else "first",
-                         "specific" if (h.root_specificity if h.root else _key_length(h)) >= SPECIFIC else "generic",
+                         "specific" if _specificity(h) >= SPECIFIC else "generic",
                          "contested" if contested else "alone"))
     return Candidate(slug, _id(index, slug), _title(index, slug), _CONFIDENCE[features], role, list(h.evidence),
                      _explain(index, slug, h, hits, roots, cross_summary), h.lines,

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from browser import PageErrors, open_page, serve
-from conftest import REPOSITORY
+from conftest import NO_ENTRY_LINE, REPOSITORY
 
 from generator.cli import main
 
@@ -180,7 +180,7 @@ def test_an_unmatched_log_offers_a_proposal_that_passes_check(browser, forge_sit
     from generator.scaffold import DEFAULT_CATEGORY, draft_entry
 
     page, errors = open_page(browser, forge_site + "diagnose/")
-    line = "[rank1]: RuntimeError: CUDA error: too many blocks in cooperative launch"
+    line = f"[rank1]: {NO_ENTRY_LINE}"
     page.fill("#log-text", f"step 1 loss 2.0\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n{line}\n")
     page.click("#diagnose-form button")
     page.click("button.propose")
@@ -226,7 +226,7 @@ def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(brow
 def test_header_box_finds_nearest_entries_from_a_sub_path(browser, subpath_site: str) -> None:
     page, errors = open_page(browser, subpath_site + "failures/cuda-out-of-memory/")
     page.focus("#site-q")
-    page.keyboard.insert_text("RuntimeError: CUDA error: too many blocks in cooperative launch")  # needs Pagefind, loaded from the sub-path
+    page.keyboard.insert_text(NO_ENTRY_LINE)  # needs Pagefind, loaded from the sub-path
     page.wait_for_selector("#site-q-listbox [role=option]")
     assert page.inner_text("#site-q-label") == "Nearest entries (no exact match)"
     page.keyboard.press("ArrowDown")

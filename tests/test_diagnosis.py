@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CATEGORIES, entry_yaml, write_tree
+from conftest import CATEGORIES, NO_ENTRY_LINE, entry_yaml, write_tree
 
 from generator.answers import format_diagnosis
 from generator.api import signature_data
@@ -131,6 +131,14 @@ def test_a_hard_wrapped_paste_is_read_with_its_lines_joined() -> None:
         assert result.candidates[0].slug == "nccl-watchdog-heartbeat-stuck"
     for records in ("torchrun-childfailed-summary-distbackenderror-4-ranks.log", "yolov9-4gpu-allreduce-watchdog-terminate-ranks.log"):
         assert wrap_width((LOGS / "dev" / records).read_text()) is None
+
+
+def test_the_line_the_search_and_proposal_tests_use_has_no_entry() -> None:
+    """Those browser tests need a real message nothing matches; once an entry is about it, say so
+    here (quickly, by name) rather than through a label the page shows."""
+    index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
+    result = scan(index, [("-", [f"Traceback (most recent call last):\n{NO_ENTRY_LINE}\n".encode()])])
+    assert not result.candidates and not result.routine, [c.slug for c in result.candidates]
 
 
 def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) -> None:

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from browser import open_page
+from conftest import NO_ENTRY_LINE
 
 WATCHDOG = ("[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.")
@@ -71,7 +72,7 @@ def test_header_box_loads_nothing_until_used_and_escape_closes(browser, site: st
 @pytest.mark.parametrize("warm", [True, False])
 @pytest.mark.parametrize("query", ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",  # a signature
                                    "flight recorder",  # Pagefind only
-                                   "RuntimeError: CUDA error: too many blocks in cooperative launch"])  # nearest entries
+                                   NO_ENTRY_LINE])  # nearest entries
 def test_header_box_measures_keystroke_to_first_result(browser, site: str, query: str, warm: bool) -> None:
     page = browser.new_page()
     page.goto(site + "failures/nccl-watchdog-timeout/")
@@ -95,7 +96,7 @@ def test_header_box_measures_keystroke_to_first_result(browser, site: str, query
 def test_header_box_labels_nearest_entries(browser, site: str) -> None:
     page, errors = open_page(browser, site)
     page.focus("#site-q")
-    page.keyboard.insert_text("RuntimeError: CUDA error: too many blocks in cooperative launch")
+    page.keyboard.insert_text(NO_ENTRY_LINE)
     page.wait_for_selector(OPTIONS)
     assert page.locator("#site-q-label").inner_text() == "Nearest entries (no exact match)"
     assert page.locator("#site-q-popup a", has_text="Propose an entry").get_attribute("href") == "./diagnose/"
@@ -103,7 +104,7 @@ def test_header_box_labels_nearest_entries(browser, site: str) -> None:
 
 
 def test_search_page_shows_nearest_entries_when_nothing_matches_exactly(browser, site: str) -> None:
-    page, errors = open_page(browser, site + "search/?q=" + "RuntimeError: CUDA error: too many blocks in cooperative launch")
+    page, errors = open_page(browser, site + "search/?q=" + NO_ENTRY_LINE)
     page.wait_for_selector("#search-results p.meta")
     text = page.inner_text("#search-results")
     assert "No entry matches" not in text
@@ -118,7 +119,7 @@ def test_search_page_shows_nearest_entries_when_nothing_matches_exactly(browser,
 
 
 @pytest.mark.parametrize(("query", "words"), [
-    ("RuntimeError: CUDA error: too many blocks in cooperative launch", ["RuntimeError", "CUDA", "error", "too", "many", "blocks", "cooperative", "launch"]),
+    (NO_ENTRY_LINE, ["RuntimeError", "CUDA", "error", "too", "many", "blocks", "cooperative", "launch"]),
     (("[rank3]:[E1218 20:27:21.4 ProcessGroupNCCL.cpp:629] NCCL error in: /opt/torch/csrc/x.cpp:42, unhandled cuda error "
       "(run with NCCL_DEBUG=INFO), NCCL version 2.21.5 on host node-17.cluster.local 10.0.0.7:29500 at 0x7f3a2c"),
      ["NCCL", "error", "unhandled", "cuda", "run", "NCCL_DEBUG", "INFO", "version", "host"]),
@@ -135,7 +136,7 @@ def test_dropdown_stays_inside_the_window(browser, site: str, width: int) -> Non
     page = browser.new_page(viewport={"width": width, "height": 800})
     page.goto(site + "failures/cuda-out-of-memory/")
     page.focus("#site-q")
-    page.keyboard.insert_text("RuntimeError: CUDA error: too many blocks in cooperative launch")  # long excerpts in every option
+    page.keyboard.insert_text(NO_ENTRY_LINE)  # long excerpts in every option
     page.wait_for_selector(OPTIONS)
     page.wait_for_load_state("networkidle")
     page.keyboard.press("ArrowDown")

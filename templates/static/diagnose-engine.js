@@ -201,6 +201,7 @@ function createDiagnosisEngine(data) {
   }
 
   const keyLength = (h) => Math.max(...h.evidence.map((e) => e.signature.length));  // how specific collateral evidence is
+  const specificity = (h) => (h.root !== null ? h.rootSpec : keyLength(h));  // its root signature's, else its longest key
   const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     routineLines: 0, routineLimit: 0, unowned: 0 });
 
@@ -311,7 +312,7 @@ function createDiagnosisEngine(data) {
     const causes = top ? causesOf(top) : [];
     const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
     const downstream = new Set(collateral.filter(present));
-    collateral.sort(cmp((s) => !downstream.has(s), (s) => keyLength(hits.get(s)) < R.specific, (s) => hits.get(s).first,
+    collateral.sort(cmp((s) => !downstream.has(s), (s) => specificity(hits.get(s)) < R.specific, (s) => hits.get(s).first,
       (s) => -keyLength(hits.get(s)), (s) => -hits.get(s).count, (s) => entry(s).id));
     const weak = new Set([...explained, ...downstream]);
     const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
@@ -346,8 +347,7 @@ function createDiagnosisEngine(data) {
     const h = hits.get(slug);
     const role = h.root !== null ? "root" : "collateral";
     const contested = roots.some((r) => r !== slug && !weak.has(r));
-    const spec = h.root !== null ? h.rootSpec : keyLength(h);
-    const basis = [role, weak.has(slug) ? "explained" : "first", spec >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
+    const basis = [role, weak.has(slug) ? "explained" : "first", specificity(h) >= R.specific ? "specific" : "generic", contested ? "contested" : "alone"].join("-");
     return { slug, id: entry(slug).id, title: entry(slug).title, score: R.confidence[basis], role, evidence: h.evidence,
       explanation: explain(slug, h, hits, roots, crossSummary), matched_lines: h.lines, ranks: [...h.ranks].sort(byInt), basis };
   }
