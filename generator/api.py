@@ -11,10 +11,12 @@ import datetime
 import functools
 import json
 import re
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from .catalog import Catalog
+from .loading import LoadedEntry, per_entry
 from .ranks import RULES
 from .scaffold import DEFAULT_CATEGORY, DRAFT_TEMPLATE, next_id
 from .schema import Entry, FailureMode, RelationType, Severity
@@ -75,18 +77,17 @@ def entry_schema_json() -> str:
     return _json(schema, pretty=True)
 
 
-def entry_url(catalog: Catalog, slug: str) -> str:
+def entry_url(base_url: str, slug: str) -> str:
     """Return the canonical absolute URL of an entry."""
-    return f"{catalog.site.base_url}failures/{slug}/"
+    return f"{base_url}failures/{slug}/"
 
 
 def render_api(catalog: Catalog, signatures: dict[str, object]) -> dict[str, str | Deferred]:
     """Return the JSON API and schemas by site path; an entry's file and the schemas are made
     only when their inputs changed (an entry's file is a function of its YAML and its links).
     signatures: the catalog's signature_data (the diagnose page shares it)."""
-    index = ApiIndex(entries=[_summary(catalog, item.slug) for item in catalog.ordered()])
     files: dict[str, str | Deferred] = {
-        "api/index.json": _json(index.model_dump(mode="json")),
+        "api/index.json": _json({"entries": [_summary(item, catalog.site.base_url) for item in catalog.ordered()]}),
         "api/signatures.json": _json(signatures),
     }
     for name, model in SCHEMAS.items():
@@ -99,7 +100,7 @@ def render_api(catalog: Catalog, signatures: dict[str, object]) -> dict[str, str
 
 def _entry_json(catalog: Catalog, slug: str) -> str:
     links = [ApiLink(slug=l.slug, type=l.type, declared=l.declared) for l in catalog.links.get(slug, [])]
-    full = ApiEntry(**catalog.entries[slug].entry.model_dump(), slug=slug, url=entry_url(catalog, slug), links=links)
+    full = ApiEntry(**catalog.entries[slug].entry.model_dump(), slug=slug, url=entry_url(catalog.site.base_url, slug), links=links)
     return _json(full.model_dump(mode="json"))
 
 
@@ -107,31 +108,42 @@ def _schema_json(model: type[BaseModel]) -> str:
     return _json(model.model_json_schema())
 
 
-def _summary(catalog: Catalog, slug: str) -> ApiSummary:
-    entry = catalog.entries[slug].entry
-    return ApiSummary(id=entry.id, slug=slug, title=entry.title, category=entry.category, severity=entry.severity,
+@per_entry
+def _summary(item: LoadedEntry, base_url: str) -> dict[str, Any]:
+    """Return an entry's item of api/index.json (an ApiSummary)."""
+    entry = item.entry
+    return ApiSummary(id=entry.id, slug=item.slug, title=entry.title, category=entry.category, severity=entry.severity,
                       failure_mode=entry.failure_mode, tags=entry.tags, summary=entry.summary,
-                      url=entry_url(catalog, slug), last_reviewed=entry.last_reviewed)
+                      url=entry_url(base_url, item.slug), last_reviewed=entry.last_reviewed).model_dump(mode="json")
 
 
 def signature_data(catalog: Catalog) -> dict[str, object]:
     """Return what search and diagnosis need, in the CLI and in the browser: every signature,
     the entry facts, and diagnosis.json's rules (patterns, messages, confidence)."""
     return {
-        "entries": {slug: {"id": item.entry.id, "title": item.entry.title, "category": item.entry.category,
-                           "severity": item.entry.severity, "caused_by": _causes(catalog, slug),
-                           "look_for": list(dict.fromkeys(s.key for s in item.entry.signatures if s.role == "root"))[:2],
-                           "quick": {k: plain_text(v) for k, v in item.entry.quick_answer.model_dump().items()}}
-                    for slug, item in sorted(catalog.entries.items())},
-        "signatures": [{"slug": slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine,
-                        "specificity": specificity(sig)}
-                       for slug, item in sorted(catalog.entries.items()) for sig in item.entry.signatures],
+        "entries": {slug: {**_facts(item), "caused_by": _causes(catalog, slug)} for slug, item in sorted(catalog.entries.items())},
+        "signatures": [row for _slug, item in sorted(catalog.entries.items()) for row in _signature_rows(item)],
         "rules": RULES,
         "site_url": catalog.site.base_url,
         "repo": {"url": catalog.site.repo_url, "branch": catalog.site.repo_branch} if catalog.site.repo_url else None,
         "draft": {"template": DRAFT_TEMPLATE, "category": DEFAULT_CATEGORY,
                   "next_id": next_id(set(catalog.ids) | set(catalog.ledger.root))},
     }
+
+
+@per_entry
+def _facts(item: LoadedEntry) -> dict[str, object]:
+    """Return what the search and diagnosis cards show of an entry (without its causes, which other entries declare too)."""
+    entry = item.entry
+    return {"id": entry.id, "title": entry.title, "category": entry.category, "severity": entry.severity,
+            "look_for": list(dict.fromkeys(s.key for s in entry.signatures if s.role == "root"))[:2],
+            "quick": {k: plain_text(v) for k, v in entry.quick_answer.model_dump().items()}}
+
+
+@per_entry
+def _signature_rows(item: LoadedEntry) -> tuple[dict[str, object], ...]:
+    return tuple({"slug": item.slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine,
+                  "specificity": specificity(sig)} for sig in item.entry.signatures)
 
 
 def plain_text(markdown: str) -> str:

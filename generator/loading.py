@@ -15,7 +15,7 @@ import marshal
 import re
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,6 +50,7 @@ MAX_FILE_BYTES = 1_000_000
 _STR = "tag:yaml.org,2002:str"
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 _PATTERN_NAMES = {
     SLUG_PATTERN: "lowercase letters and digits in words joined by '-'",
@@ -99,6 +100,29 @@ class Source:
 @dataclass(frozen=True)
 class LoadedEntry(Source):
     entry: Entry
+
+
+PER_ENTRY_LIMIT = 1 << 16  # results per_entry keeps of each function (an edit adds one per function)
+
+
+def per_entry(fn: Callable[..., T]) -> Callable[..., T]:
+    """Keep fn(item, *more)'s result by the entry's slug and file digest (and the hashable `more`):
+    an entry's model is a function of its file's bytes, so a process that builds again and again
+    (serve) works out each fact of an unchanged entry once."""
+    kept: dict[tuple[Hashable, ...], T] = {}
+
+    @functools.wraps(fn)
+    def cached(item: LoadedEntry, *more: Hashable) -> T:
+        if not item.source.digest:  # made in memory, not read from a file
+            return fn(item, *more)
+        key = (item.slug, item.source.digest, *more)
+        if key not in kept:
+            if len(kept) >= PER_ENTRY_LIMIT:
+                kept.clear()
+            kept[key] = fn(item, *more)
+        return kept[key]
+
+    return cached
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from .catalog import TAXONOMIES, Catalog
 from .export import FILES as EXPORT_FILES
 from .export import METRIC, alerted
 from .graph import Graph, Sketch, neighbourhood, ring_map
-from .loading import LoadedEntry
+from .loading import LoadedEntry, per_entry
 from .schema import Hub, ReproRecord, SampleLog
 
 OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
@@ -41,6 +41,7 @@ class Row:
     symptom: str
 
     @staticmethod
+    @per_entry
     def of(item: LoadedEntry) -> Row:
         e = item.entry
         return Row(item.slug, e.title, e.id, e.category, e.severity, e.failure_mode, e.quick_answer.symptom)
@@ -228,7 +229,7 @@ def _machine_readable(catalog: Catalog, html_paths: list[str]) -> Iterator[PageS
     yield PageSpec("sitemap.xml", "sitemap.xml", SitemapView(urls), listed=False)
     yield PageSpec("robots.txt", "robots.txt", EmptyView(), listed=False)
     newest = sorted(catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug), reverse=True)[:FEED_SIZE]
-    items = tuple(FeedItem(i.entry.title, entry_url(catalog, i.slug), f"{base}id/{i.entry.id}/", i.entry.last_reviewed.isoformat(),
+    items = tuple(FeedItem(i.entry.title, entry_url(base, i.slug), f"{base}id/{i.entry.id}/", i.entry.last_reviewed.isoformat(),
                            i.entry.category, i.entry.summary) for i in newest)
     yield PageSpec("feed.xml", "feed.xml", FeedView(items[0].updated if items else "1970-01-01", items), listed=False)
 
