@@ -55,6 +55,8 @@ CARRY = 1 << 20  # the most of an unfinished line kept between chunks
 TAIL = 1 << 20  # notable lines are looked for in the last TAIL bytes of each log
 DESYNC_ENTRY = str(RULES["desync_entry"])
 STUCK_ENTRY = str(RULES["stuck_entry"])
+DUPLICATE_ENTRY = str(RULES["duplicate_entry"])  # the entry about two processes taking one global rank
+ANNOUNCED_KEY = str(RULES["announced_key"])
 STOPPED_ENTRY = str(RULES["stopped_entry"])  # the entry about a log that ends during start-up
 CROSS_RANK = "cross-rank"  # the signature name of evidence drawn from every rank's reports
 _CONFIDENCE: dict[str, float] = RULES["confidence"]  # type: ignore[assignment]
@@ -63,10 +65,11 @@ _TIME = re.compile(_PATTERNS["time"], re.ASCII)
 _NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
 _STARTUP = re.compile(_PATTERNS["startup"], re.ASCII)
 _MEANINGFUL = re.compile(_PATTERNS["meaningful"], re.ASCII)
+_ANNOUNCED = re.compile(_PATTERNS["announced_rank"], re.ASCII)
 # Every notable line holds one of these words, so only lines with one are tried against _NOTABLE.
 _NOTABLE_WORDS = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in RULES["notable_tokens"]])  # type: ignore[attr-defined]
 _SEEN = re.compile(b"\n" + _PATTERNS["seen_rank"].encode())
-_EXTRA_KEYS = ("world_size", "world size", *(str(r["key"]) for r in RULES["reports"]))  # type: ignore[attr-defined]
+_EXTRA_KEYS = ("world_size", "world size", ANNOUNCED_KEY, *(str(r["key"]) for r in RULES["reports"]))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,7 @@ class _State:
     matched_lines: int = 0
     line: tuple[str, int] = ("", 0)  # the line last matched, and what it has been counted for: windows
     counted: set[tuple[str, str]] = field(default_factory=set)  # of one long line count once
+    announced: dict[tuple[str, str], list[Evidence]] = field(default_factory=dict)  # (rank, world size) -> the lines announcing it
 
 
 def scan(index: SignatureIndex, sources: Iterable[tuple[str, Iterable[bytes]]]) -> Diagnosis:
@@ -366,6 +370,10 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
     launcher = launcher_rank(text)
     report = read_report(text, launcher)
     size = world_size(text)
+    announced = _ANNOUNCED.search(text) if ANNOUNCED_KEY in text else None
+    if announced:
+        state.announced.setdefault((announced.group(1), announced.group(2)), []).append(
+            Evidence(name, line_no, launcher or named_rank(text), _time_of(text), text.strip()[:MAX_TEXT], ANNOUNCED_KEY, "root"))
     if not matched and report is None and size is None:
         return  # a key, but no signature's regex matched: nothing to learn from this line
     state.order += 1
@@ -456,7 +464,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     routine = [Routine(s, _title(index, s), h.lines, message("routine", count=h.lines, s="" if h.lines == 1 else "s",
                                                                 title=_title(index, s), limit=h.routine_limit))
                for s, h in state.hits.items() if s not in hits]
-    derived = _cross_rank_evidence(index, state, cross, hits)
+    derived = _cross_rank_evidence(index, state, cross, hits) | _duplicate_rank_evidence(index, state, hits)
     roots = [s for s, h in hits.items() if h.root is not None]
     explained = {s for s in roots if _causes_present(index, s, roots)}
     roots.sort(key=lambda s: (s in explained, hits[s].root_order, -hits[s].root_specificity, -len(hits[s].ranks),
@@ -496,6 +504,23 @@ def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank 
     evidence = Evidence("", 0, None, None, cross.summary[:MAX_TEXT], CROSS_RANK, "root")
     h.root, h.root_order, h.root_specificity = evidence, first, SPECIFIC
     return {slug: cross.summary}
+
+
+def _duplicate_rank_evidence(index: SignatureIndex, state: _State, hits: dict[str, _Hits]) -> dict[str, str]:
+    """Turn a global rank that processes announced more than once, while other ranks of that world
+    were never announced, into root evidence for the entry about it (a restart, which announces
+    every rank again, is not one)."""
+    for (rank, world), lines in state.announced.items():
+        distinct = sum(w == world for _r, w in state.announced)
+        if len(lines) > 1 and distinct < int(world) and DUPLICATE_ENTRY in index.entries:
+            where = ", ".join(_place(e.source, e.line) for e in lines[:2])
+            summary = message("duplicate", rank=rank, world=world, count=len(lines), where=where, distinct=distinct)
+            first = min((h.first for h in hits.values()), default=state.order)
+            h = hits.setdefault(DUPLICATE_ENTRY, _Hits(first=first))
+            h.root, h.root_order, h.root_specificity = Evidence("", 0, None, None, summary[:MAX_TEXT], CROSS_RANK, "root"), first, SPECIFIC
+            h.evidence = lines[:MAX_EVIDENCE]
+            return {DUPLICATE_ENTRY: summary}
+    return {}
 
 
 def _key_length(h: _Hits) -> int:

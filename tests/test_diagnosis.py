@@ -141,6 +141,19 @@ def test_the_line_the_search_and_proposal_tests_use_has_no_entry() -> None:
     assert not result.candidates and not result.routine, [c.slug for c in result.candidates]
 
 
+def test_a_global_rank_announced_twice_while_others_never_start_is_a_duplicate_rank() -> None:
+    """Lightning announces each process's rank once; two srun tasks on one node taking ranks 0-1 of 4
+    leave ranks 2-3 unannounced. A restart that announces every rank again is no duplicate."""
+    index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
+    announce = [f"{task}: Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/4" for r in (0, 1) for task in (0, 1)]
+    [first, *_] = scan(index, [("-", [_log(*announce)])]).candidates
+    assert first.slug == "duplicate-global-rank-at-init" and first.role == "root"
+    assert "Global rank 0 of 4 was announced 2 times (line 1, line 2)" in first.explanation
+    assert [(e.line, e.rank) for e in first.evidence] == [(1, "0"), (2, "1")]
+    restart = [f"Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/4" for r in range(4)] * 2
+    assert "duplicate-global-rank-at-init" not in [c.slug for c in scan(index, [("-", [_log(*restart)])]).candidates]
+
+
 def test_a_single_huge_line_is_read_in_bounded_windows(index: SignatureIndex) -> None:
     line = (b"x" * 3000 + OOM.encode()) * 2000 + b"\n" + _log(f"[rank1]: {OOM}")
     chunks = [line[i:i + (1 << 20)] for i in range(0, len(line), 1 << 20)]

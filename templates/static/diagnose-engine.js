@@ -20,6 +20,7 @@ function createDiagnosisEngine(data) {
   const NOTABLE = new RegExp(P.notable);
   const STARTUP = new RegExp(P.startup);
   const MEANINGFUL = new RegExp(P.meaningful);
+  const ANNOUNCED = new RegExp(P.announced_rank);
   const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
@@ -31,7 +32,7 @@ function createDiagnosisEngine(data) {
     if (!byKey.has(sig.key)) byKey.set(sig.key, []);
     byKey.get(sig.key).push(sig);
   }
-  const allKeys = [...new Set([...byKey.keys(), "world_size", "world size", ...R.reports.map((r) => r.key)])];
+  const allKeys = [...new Set([...byKey.keys(), "world_size", "world size", R.announced_key, ...R.reports.map((r) => r.key)])];
   const keyPattern = allKeys.sort((a, b) => b.length - a.length).map(escape).join("|");
   const PREFILTER = new RegExp(keyPattern);
   const PREFILTER_ALL = new RegExp(keyPattern, "g");
@@ -176,7 +177,8 @@ function createDiagnosisEngine(data) {
 
   function newState() {
     return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [], stopped: null,
-      order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set() };
+      order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set(),
+      announced: new Map() };  // "rank world" -> where a process announced that global rank
   }
 
   function* keyedPieces(state, line, lineNo) {
@@ -214,6 +216,14 @@ function createDiagnosisEngine(data) {
     const launcher = launcherRank(text);
     const report = readReport(text, launcher);
     const world = WORLD.exec(text);
+    const announced = text.includes(R.announced_key) ? ANNOUNCED.exec(text) : null;
+    if (announced) {
+      const key = `${announced[1]} ${announced[2]}`;
+      if (!state.announced.has(key)) state.announced.set(key, []);
+      const time = TIME.exec(text);
+      state.announced.get(key).push({ source, line: lineNo, rank: launcher ?? namedRank(text), time: time ? time[0] : null,
+        text: text.trim().slice(0, R.max_text), signature: R.announced_key, role: "root" });
+    }
     if (!matched.length && !report && !world) return;  // a key, but no signature's regex matched: nothing to learn
     state.order += 1;
     if (launcher !== null) state.reports.seen.add(launcher);
@@ -302,7 +312,7 @@ function createDiagnosisEngine(data) {
     }
     const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.lines,
       note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
-    const derived = crossRankEvidence(state, cross, hits);
+    const derived = { ...crossRankEvidence(state, cross, hits), ...duplicateRankEvidence(state, hits) };
     const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
     const present = (s) => causesOf(s).some((c) => roots.includes(c) && c !== s);
     const explained = new Set(roots.filter(present));
@@ -341,6 +351,25 @@ function createDiagnosisEngine(data) {
     h.root = { source: "", line: 0, rank: null, time: null, text: cross.summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
     h.rootOrder = first; h.rootSpec = R.specific;
     return { [slug]: cross.summary };
+  }
+
+  function duplicateRankEvidence(state, hits) {  // generator/diagnosis.py _duplicate_rank_evidence
+    for (const [key, lines] of state.announced) {
+      const [rank, world] = key.split(" ");
+      const distinct = [...state.announced.keys()].filter((k) => k.split(" ")[1] === world).length;
+      if (lines.length > 1 && distinct < Number(world) && data.entries[R.duplicate_entry]) {
+        const where = lines.slice(0, 2).map((e) => place(e.source, e.line)).join(", ");
+        const summary = message("duplicate", { rank, world, count: lines.length, where, distinct });
+        const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
+        if (!hits.has(R.duplicate_entry)) hits.set(R.duplicate_entry, newHits(first));
+        const h = hits.get(R.duplicate_entry);
+        h.root = { source: "", line: 0, rank: null, time: null, text: summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
+        h.rootOrder = first; h.rootSpec = R.specific;
+        h.evidence = lines.slice(0, R.max_evidence);
+        return { [R.duplicate_entry]: summary };
+      }
+    }
+    return {};
   }
 
   function candidate(slug, hits, roots, weak, crossSummary) {
