@@ -264,10 +264,17 @@ def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: lis
     return GraphView(category, nav, ring_map(catalog, graph, slugs) if draw else None, len(slugs), relations)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _link(slug: str, title: str, type: str) -> Link:
+    """Return one Link object for equal links across builds, so that comparing a view with the
+    last build's finds them identical without comparing their fields (serve)."""
+    return Link(slug, title, type)
+
+
 def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iterator[PageSpec]:
     @functools.cache
     def link(slug: str, type: str = "") -> Link:
-        return Link(slug, catalog.entries[slug].entry.title, type)
+        return _link(slug, catalog.entries[slug].entry.title, type)
 
     entries = catalog.ordered()
     rows = {item.slug: Row.of(item) for item in entries}
