@@ -2,8 +2,8 @@
 
 /dev/full is the Linux device on which every write fails with ENOSPC
 ("No space left on device"), exactly the error a full disk or a full
-partition returns, so no root, no mount and no real disk filling is needed.
-Two saves are tried, as training code does them:
+partition returns, so the first two saves need no root, no mount and no
+real disk filling. Three saves are tried, as training code does them:
 
 1. torch.save(obj, "/dev/full"): a path, written by PyTorch's C++ zip
    writer. Up to 2.9 the failed write is reported as
@@ -15,6 +15,14 @@ Two saves are tried, as training code does them:
 2. torch.save(obj, f) with f an open Python file: the write error is
    Python's "OSError: [Errno 28] No space left on device", again followed
    by "unexpected pos N vs M".
+3. torch.save(obj, path) where the file cannot even be created because the
+   file system has no free inode left. /dev/full cannot show this, so when
+   running as root a 64 KiB tmpfs with 8 inodes is mounted in the scratch
+   folder, its inodes are used up with empty files, and the save is tried
+   there (unmounted afterwards). From 2.10 this prints "open file failed
+   with strerror: No space left on device"; by the writer's source, 1.13 to
+   2.9 report it as "File <path> cannot be opened." (not run here). Skipped
+   when not root or when mounting is refused.
 
 Observed with torch 2.13.0+cpu: the same two messages (the same
 inline_container.cc line, other byte counts in "unexpected pos") come out
@@ -22,8 +30,10 @@ when the target is a regular file on a 1 MiB tmpfs that fills up during the
 save, so /dev/full is a faithful stand-in for a full disk here. A quota
 (EDQUOT, "Disk quota exceeded") fails the same way with that text instead.
 """
+import errno
 import os
 import stat
+import subprocess
 import sys
 
 import torch
@@ -56,6 +66,38 @@ def main():
             torch.save(state, f)
     except Exception as exc:  # noqa: BLE001
         show(exc)
+
+    no_inodes_left(state)
+
+
+def no_inodes_left(state):
+    # A file system whose inodes are all used: creating the checkpoint file fails with ENOSPC.
+    print("torch.save to a path on a file system with no free inodes:", flush=True)
+    if os.geteuid() != 0:
+        print("  skipped: mounting the small tmpfs needs root", flush=True)
+        return
+    mnt = os.path.abspath("tiny_fs")
+    os.makedirs(mnt, exist_ok=True)
+    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,nr_inodes=8", "tmpfs", mnt],
+                           capture_output=True, text=True, check=False)
+    if mount.returncode != 0:
+        print(f"  skipped: mount refused ({mount.stderr.strip()})", flush=True)
+        return
+    try:
+        for i in range(100):
+            try:
+                open(os.path.join(mnt, f"filler_{i}"), "w").close()
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                break
+        try:
+            torch.save(state, os.path.join(mnt, "epoch_1.pt"))
+            print("  saved", flush=True)
+        except Exception as exc:  # noqa: BLE001
+            show(exc)
+    finally:
+        subprocess.run(["umount", mnt], check=False)
 
 
 if __name__ == "__main__":
