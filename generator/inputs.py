@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import pickle
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,15 +72,30 @@ def files_digest(paths: list[Path], extra: str, files: dict[Path, FileDigest] | 
     call's files, in `serve`) recorded is not read again."""
     h = hashlib.sha1(f"{VERSION}:{extra}".encode())
     for root in paths:
-        for file in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            status = file.stat()
+        for name, file, status in _regular_files(root):
             stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
             seen = known.get(file) if known else None
             digest = seen[1] if seen and seen[0] == stamp else hashlib.sha1(file.read_bytes()).hexdigest()
             if files is not None:
                 files[file] = stamp, digest
-            h.update(file.relative_to(root).as_posix().encode() + b"\0" + digest.encode() + b"\0")
+            h.update(name.encode() + b"\0" + digest.encode() + b"\0")
     return h.hexdigest()
+
+
+def _regular_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
+    """Yield (name relative to root, path, status) of every regular file under root: a folder's
+    files by name, then its subfolders by name; __pycache__ is left out."""
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        where = os.path.relpath(folder, root).replace(os.sep, "/")
+        for name in sorted(names):
+            path = Path(folder, name)
+            try:
+                status = os.stat(path)
+            except OSError:  # a broken link
+                continue
+            if stat.S_ISREG(status.st_mode):
+                yield (name if where == "." else f"{where}/{name}"), path, status
 
 
 def fingerprint(options: BuildOptions, known: dict[Path, FileDigest] | None = None) -> Fingerprint:

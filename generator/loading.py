@@ -268,7 +268,9 @@ def load_content(content_dir: Path, display_root: Path | None = None, cache: Ent
             content.samples = _read_samples(samples_path.parent, root, *loaded_samples, content.problems)
     paths = list(_yaml_files(content_dir / "failures", base, content.problems))
     digests = digests or {}
-    found = {path: cache.find(path, root, display_path(path, base), digests.get(path)) if cache else None for path in paths}
+    shown = display_path(content_dir / "failures", base) + "/"  # of every entry file: display_path's, made once
+    shown = "" if shown == "./" else shown
+    found = {path: cache.find(path, root, shown + path.name, digests.get(path)) if cache else None for path in paths}
     misses = [path for path in paths if found[path] is None]  # read and checked in parallel when there are many
     read = dict(zip(misses, run_parallel([functools.partial(_load_entry, path, root, base) for path in misses], jobs)))
     for path in paths:
@@ -340,7 +342,7 @@ def display_path(path: Path, base: Path | None = None) -> str:
 def _yaml_files(folder: Path, base: Path, problems: list[Problem]) -> Iterator[Path]:
     if not folder.is_dir():
         return
-    for path in sorted(folder.iterdir()):
+    for path in sorted(folder.iterdir(), key=lambda path: path.name):
         if path.name.startswith("."):
             continue
         if path.suffix != ".yaml" or not re.fullmatch(SLUG_PATTERN, path.stem):
