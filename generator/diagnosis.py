@@ -499,10 +499,7 @@ def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank 
     slug = {"desync": DESYNC_ENTRY, "stuck": STUCK_ENTRY}.get(cross.case if cross else "")
     if cross is None or slug is None or slug not in index.entries:
         return {}
-    first = min((h.first for h in hits.values()), default=state.order)
-    h = hits.setdefault(slug, _Hits(first=first))
-    evidence = Evidence("", 0, None, None, cross.summary[:MAX_TEXT], CROSS_RANK, "root")
-    h.root, h.root_order, h.root_specificity = evidence, first, SPECIFIC
+    _derived_root(state, hits, slug, cross.summary)
     return {slug: cross.summary}
 
 
@@ -510,17 +507,24 @@ def _duplicate_rank_evidence(index: SignatureIndex, state: _State, hits: dict[st
     """Turn a global rank that processes announced more than once, while other ranks of that world
     were never announced, into root evidence for the entry about it (a restart, which announces
     every rank again, is not one)."""
+    if DUPLICATE_ENTRY not in index.entries:
+        return {}
+    announced = Counter(world for _rank, world in state.announced)  # ranks announced, by world size
     for (rank, world), lines in state.announced.items():
-        distinct = sum(w == world for _r, w in state.announced)
-        if len(lines) > 1 and distinct < int(world) and DUPLICATE_ENTRY in index.entries:
+        if len(lines) > 1 and announced[world] < int(world):
             where = ", ".join(_place(e.source, e.line) for e in lines[:2])
-            summary = message("duplicate", rank=rank, world=world, count=len(lines), where=where, distinct=distinct)
-            first = min((h.first for h in hits.values()), default=state.order)
-            h = hits.setdefault(DUPLICATE_ENTRY, _Hits(first=first))
-            h.root, h.root_order, h.root_specificity = Evidence("", 0, None, None, summary[:MAX_TEXT], CROSS_RANK, "root"), first, SPECIFIC
-            h.evidence = lines[:MAX_EVIDENCE]
+            summary = message("duplicate", rank=rank, world=world, count=len(lines), where=where, distinct=announced[world])
+            _derived_root(state, hits, DUPLICATE_ENTRY, summary).evidence = lines[:MAX_EVIDENCE]
             return {DUPLICATE_ENTRY: summary}
     return {}
+
+
+def _derived_root(state: _State, hits: dict[str, _Hits], slug: str, summary: str) -> _Hits:
+    """Make a finding drawn from several lines an entry's root evidence, ranked with the earliest line."""
+    first = min((h.first for h in hits.values()), default=state.order)
+    h = hits.setdefault(slug, _Hits(first=first))
+    h.root, h.root_order, h.root_specificity = Evidence("", 0, None, None, summary[:MAX_TEXT], CROSS_RANK, "root"), first, SPECIFIC
+    return h
 
 
 def _key_length(h: _Hits) -> int:

@@ -272,7 +272,6 @@ def _link(slug: str, title: str, type: str) -> Link:
 
 
 def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iterator[PageSpec]:
-    @functools.cache
     def link(slug: str, type: str = "") -> Link:
         return _link(slug, catalog.entries[slug].entry.title, type)
 

@@ -245,6 +245,19 @@ def test_a_routine_warning_is_reported_as_routine_not_as_a_failure(index: Signat
     assert _slugs(index, *["Recompiling function f"] * 3) == ["recompile"]
 
 
+def test_a_collateral_line_healthy_runs_print_is_routine_alone_and_evidence_beside_its_entrys_own() -> None:
+    """A healthy AMP run prints the scheduler-order warning once (its first step is skipped):
+    alone it is routine; beside the loss-scale collapse it is that entry's evidence again."""
+    index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
+    warning = ("train.py:36: UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+               "In PyTorch 1.1.0 and later, you should call them in the opposite order")
+    alone = scan(index, [("-", [_log(warning)])])
+    assert alone.candidates == [] and [r.slug for r in alone.routine] == ["fp16-gradient-overflow-loss-scale"]
+    collapse = "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run."
+    [first, *_] = scan(index, [("-", [_log(warning, collapse)])]).candidates
+    assert first.slug == "fp16-gradient-overflow-loss-scale" and [e.line for e in first.evidence] == [1, 2]
+
+
 def test_a_routine_message_in_routine_numbers_is_no_root_evidence_even_beside_other_lines(tmp_path: Path) -> None:
     limit = "Recompile limit hit (8)"
     write_tree(tmp_path / "content", {

@@ -345,31 +345,36 @@ function createDiagnosisEngine(data) {
   function crossRankEvidence(state, cross, hits) {
     const slug = cross ? { desync: R.desync_entry, stuck: R.stuck_entry }[cross.case] : undefined;
     if (!slug || !data.entries[slug]) return {};
-    const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
-    if (!hits.has(slug)) hits.set(slug, newHits(first));
-    const h = hits.get(slug);
-    h.root = { source: "", line: 0, rank: null, time: null, text: cross.summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
-    h.rootOrder = first; h.rootSpec = R.specific;
+    derivedRoot(state, hits, slug, cross.summary);
     return { [slug]: cross.summary };
   }
 
   function duplicateRankEvidence(state, hits) {  // generator/diagnosis.py _duplicate_rank_evidence
+    if (!data.entries[R.duplicate_entry]) return {};
+    const announced = new Map();  // ranks announced, by world size
+    for (const key of state.announced.keys()) {
+      const world = key.split(" ")[1];
+      announced.set(world, (announced.get(world) || 0) + 1);
+    }
     for (const [key, lines] of state.announced) {
       const [rank, world] = key.split(" ");
-      const distinct = [...state.announced.keys()].filter((k) => k.split(" ")[1] === world).length;
-      if (lines.length > 1 && distinct < Number(world) && data.entries[R.duplicate_entry]) {
+      if (lines.length > 1 && announced.get(world) < Number(world)) {
         const where = lines.slice(0, 2).map((e) => place(e.source, e.line)).join(", ");
-        const summary = message("duplicate", { rank, world, count: lines.length, where, distinct });
-        const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
-        if (!hits.has(R.duplicate_entry)) hits.set(R.duplicate_entry, newHits(first));
-        const h = hits.get(R.duplicate_entry);
-        h.root = { source: "", line: 0, rank: null, time: null, text: summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
-        h.rootOrder = first; h.rootSpec = R.specific;
-        h.evidence = lines.slice(0, R.max_evidence);
+        const summary = message("duplicate", { rank, world, count: lines.length, where, distinct: announced.get(world) });
+        derivedRoot(state, hits, R.duplicate_entry, summary).evidence = lines.slice(0, R.max_evidence);
         return { [R.duplicate_entry]: summary };
       }
     }
     return {};
+  }
+
+  function derivedRoot(state, hits, slug, summary) {  // generator/diagnosis.py _derived_root
+    const first = hits.size ? Math.min(...[...hits.values()].map((h) => h.first)) : state.order;
+    if (!hits.has(slug)) hits.set(slug, newHits(first));
+    const h = hits.get(slug);
+    h.root = { source: "", line: 0, rank: null, time: null, text: summary.slice(0, R.max_text), signature: "cross-rank", role: "root" };
+    h.rootOrder = first; h.rootSpec = R.specific;
+    return h;
   }
 
   function candidate(slug, hits, roots, weak, crossSummary) {
