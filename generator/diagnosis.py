@@ -172,6 +172,7 @@ class _Hits:
     root: Evidence | None = None
     root_order: int = 0
     root_specificity: int = 0
+    specificity: int = 0  # of the most specific signature matched, whatever its role
     routine_lines: int = 0
     routine_limit: int = 0
     unowned: int = 0  # lines matched where no entry's root signature matched
@@ -397,6 +398,7 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
             h.role_lines[sig.counts_as] = h.role_lines.get(sig.counts_as, 0) + 1
         state.counted |= {(sig.slug, ""), (sig.slug, sig.counts_as)}
         h.unowned += not owned
+        h.specificity = max(h.specificity, sig.specificity)
         if rank is not None:
             h.ranks.add(rank)
         if sig.routine:
@@ -474,7 +476,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
     collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
-    collateral.sort(key=lambda s: (s not in downstream, _specificity(hits[s]) < SPECIFIC, hits[s].first, -_key_length(hits[s]),
+    collateral.sort(key=lambda s: (s not in downstream, _specificity(hits[s]) < SPECIFIC, hits[s].first, -hits[s].specificity,
                                    -hits[s].count, _id(index, s)))
     candidates = [_candidate(index, s, hits, roots, explained | downstream, derived.get(s)) for s in roots + collateral]
     possible = [Cause(c, _id(index, c), _title(index, c), _look_for(index, c), c in hits)

@@ -66,6 +66,26 @@ def _requires(items: Any, text: str) -> bool:
     return False
 
 
+def pinned_length(pattern: str) -> int:
+    """Return how many characters every match of a portable pattern spells out literally
+    (an optional part counts nothing, an alternation its shortest branch)."""
+    return _pinned(P.parse(pattern, re.ASCII))
+
+
+def _pinned(items: Any) -> int:
+    total = 0
+    for op, arg in items:
+        if op == C.LITERAL:
+            total += 1
+        elif op == C.SUBPATTERN:
+            total += _pinned(arg[-1])
+        elif op == C.BRANCH:
+            total += min(_pinned(branch) for branch in arg[1])
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT) and arg[0] >= 1:
+            total += _pinned(arg[2])
+    return total
+
+
 def _walk(items: Any, in_unbounded: bool) -> None:
     for op, arg in items:
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .portable import NotPortable, compile_portable, requires_text
+from .portable import NotPortable, compile_portable, pinned_length, requires_text
 from .schema import Signature
 
 
@@ -22,9 +22,14 @@ def line_role(role: str, routine: int) -> str:
 
 
 def specificity(signature: Signature) -> int:
-    """Return how specific a signature is, to choose between roots that match the same line:
-    0 for a catch-all, else its key's length, plus 20 for a regex (it pins the line's shape)."""
-    return 0 if signature.catch_all else len(signature.key) + (20 if signature.regex else 0)
+    """Return how specific a signature is, to choose between entries that match the same line:
+    0 for a catch-all, else the characters it pins (its key's, or its regex's literal text when
+    longer), plus 20 for a regex (it pins the line's shape)."""
+    if signature.catch_all:
+        return 0
+    if signature.regex is None:
+        return len(signature.key)
+    return max(len(signature.key), pinned_length(signature.regex)) + 20
 
 
 def matches(signature: Signature, line: str) -> bool:

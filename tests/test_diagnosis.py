@@ -112,6 +112,21 @@ def test_a_catch_all_signature_yields_to_the_entry_about_the_exact_message(tmp_p
     assert [p.path for p in check_quality(build_catalog(load_content(tmp_path / "content"))) if p.code == "E032"]
 
 
+def test_on_a_line_only_collateral_signatures_match_the_one_pinning_more_of_it_comes_first(tmp_path: Path) -> None:
+    line = "RuntimeError: DDP expects same model across all ranks, but Rank 3 has 7 params, while rank 0 has inconsistent 0 params."
+    key = "DDP expects same model across all ranks"
+    broad = '    regex: "DDP expects same model across all ranks, but Rank \\\\d+ has \\\\d+ params"\n'
+    exact = '    regex: "DDP expects same model across all ranks, but Rank \\\\d+ has \\\\d+ params, while rank \\\\d+ has inconsistent 0 params"\n'
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/hang.yaml": _entry("MTF-0001", "A peer hangs", _sig(key, "collateral", line, broad)),
+        "failures/model.yaml": _entry("MTF-0002", "Models differ", _sig(key, "collateral", line, exact)),
+        "ledger.yaml": "MTF-0001: [hang]\nMTF-0002: [model]\n",
+    })
+    index = SignatureIndex(signature_data(build_catalog(load_content(tmp_path / "content"))))
+    assert _slugs(index, line) == ["model", "hang"]  # not by ID: the exact form's entry pins more of the line
+
+
 def test_lines_split_across_chunks_and_bad_bytes_are_handled(index: SignatureIndex) -> None:
     log = b"\xff\xfe noise \x80\n" * 3 + _log(f"[rank2]: {OOM}") + b"tail without newline " + OOM.encode()
     chunks = [log[i:i + 7] for i in range(0, len(log), 7)]

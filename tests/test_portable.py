@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from generator.portable import NotPortable, compile_portable
+from generator.portable import NotPortable, compile_portable, pinned_length
 
 
 @pytest.mark.parametrize("pattern", [
@@ -37,3 +37,15 @@ def test_portable_patterns_compile_with_ascii_classes(pattern: str) -> None:
 def test_non_portable_patterns_are_refused(pattern: str, reason: str) -> None:
     with pytest.raises(NotPortable, match=re.escape(reason)):
         compile_portable(pattern)
+
+
+@pytest.mark.parametrize(("pattern", "pinned"), [
+    (r"has \d+ params", len("has  params")),
+    (r"inconsistent 0 params", len("inconsistent 0 params")),
+    (r"Rank (?:\d+ )?failed", len("Rank failed")),  # an optional part pins nothing
+    (r"(?:OOM|out of memory) at", len("OOM at")),  # an alternation pins its shortest branch
+    (r"x+y{2,3}", 2),  # a required repeat pins its body once
+    (r"[ab]c", 1),
+])
+def test_pinned_length_counts_the_literal_text_every_match_spells(pattern: str, pinned: int) -> None:
+    assert pinned_length(pattern) == pinned

@@ -205,7 +205,7 @@ function createDiagnosisEngine(data) {
   const keyLength = (h) => Math.max(...h.evidence.map((e) => e.signature.length));  // how specific collateral evidence is
   const specificity = (h) => (h.root !== null ? h.rootSpec : keyLength(h));  // its root signature's, else its longest key
   const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
-    routineLines: 0, routineLimit: 0, unowned: 0 });
+    spec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
 
   function scanPiece(state, source, text, lineNo) {
     const matched = [];
@@ -245,6 +245,7 @@ function createDiagnosisEngine(data) {
       if (!state.counted.has(`${sig.slug} ${sig.countsAs}`)) h.roleLines[sig.countsAs] = (h.roleLines[sig.countsAs] || 0) + 1;
       state.counted.add(sig.slug).add(`${sig.slug} ${sig.countsAs}`);
       if (!owned) h.unowned += 1;
+      h.spec = Math.max(h.spec, sig.spec);  // of the most specific signature matched, whatever its role
       if (rank !== null) h.ranks.add(rank);
       if (sig.routine) { h.routineLines += 1; h.routineLimit = Math.max(h.routineLimit, sig.routine); }
       const isRoot = sig.role === "root" && (h.root === null || (h.rootOrder === state.order && sig.spec > h.rootSpec));
@@ -323,7 +324,7 @@ function createDiagnosisEngine(data) {
     const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
     const downstream = new Set(collateral.filter(present));
     collateral.sort(cmp((s) => !downstream.has(s), (s) => specificity(hits.get(s)) < R.specific, (s) => hits.get(s).first,
-      (s) => -keyLength(hits.get(s)), (s) => -hits.get(s).count, (s) => entry(s).id));
+      (s) => -hits.get(s).spec, (s) => -hits.get(s).count, (s) => entry(s).id));
     const weak = new Set([...explained, ...downstream]);
     const candidates = roots.concat(collateral).map((slug) => candidate(slug, hits, roots, weak, derived[slug]));
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
