@@ -13,6 +13,7 @@ import functools
 import hashlib
 import io
 import itertools
+import os
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -115,11 +116,11 @@ def render_incrementally(plan: list[PageSpec], render: Callable[[PageSpec], Page
     renewed = PageCache(everywhere=everywhere)
     reused: list[Page] = []
     stale: list[PageSpec] = []
+    root = f"{previous}{os.sep}"  # a string: a Path per page costs more than the check
     for spec in plan:
         renewed.pages[spec.path] = digest = renewed.kept(cache, spec.path, spec, functools.partial(page_digest, everywhere, spec))
-        old = previous / spec.path
-        if cache.pages.get(spec.path) == digest and old.is_file():
-            reused.append(Page(spec.path, "", spec.listed, reuse=old))
+        if cache.pages.get(spec.path) == digest and os.path.isfile(root + spec.path):
+            reused.append(Page(spec.path, "", spec.listed, reuse=True))
         else:
             stale.append(spec)
     return renewed, itertools.chain(reused, run_parallel([functools.partial(render, spec) for spec in stale], jobs, done))

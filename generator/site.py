@@ -31,7 +31,7 @@ class Page:
     path: str
     text: str
     listed: bool = True  # in the sitemap (not redirects or the 404 page)
-    reuse: Path | None = None  # an identical file of the previous build, linked instead of written
+    reuse: bool = False  # the previous build's file at this path is identical: linked instead of written
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Staging:
 
     def page(self, page: Page) -> None:
         if not (self.delta and page.reuse):
-            self.put(page.path, page.reuse or page.text)
+            self.put(page.path, self.out / page.path if page.reuse else page.text)
 
     def commit(self, search: bool = True, reuse_search: bool = False, removed: Iterable[str] = ()) -> None:
         """Put the next site live. A delta: move its files into out and delete `removed` (the
