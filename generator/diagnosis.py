@@ -385,6 +385,8 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
     if size is not None:
         state.reports.world_size = size
     rank = launcher or named_rank(text)
+    if any(sig.specificity == 0 for sig in matched):
+        matched = _yield_catch_alls(matched)
     owned = any(sig.role == "root" for sig in matched)
     if matched and state.line != (name, line_no):
         state.line, state.counted = (name, line_no), set()
@@ -413,6 +415,18 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
             h.root, h.root_order, h.root_specificity = evidence, state.order, sig.specificity
         if len(h.evidence) < MAX_EVIDENCE:
             h.evidence.append(evidence)
+
+
+def _yield_catch_alls(matched: list[_Sig]) -> list[_Sig]:
+    """Return the signatures of a line with each catch-all root demoted to collateral when other
+    entries' specific signatures matched the line only as collateral (a launcher's summary of a
+    killed task): that entry knows the line better. Beside a specific root it stays a root, ranked
+    after it."""
+    specific = {sig.slug for sig in matched if sig.specificity}
+    if any(sig.specificity and sig.role == "root" for sig in matched):
+        return matched
+    return [replace(sig, role="collateral", counts_as="collateral") if sig.specificity == 0 and specific - {sig.slug} else sig
+            for sig in matched]
 
 
 def _time_of(line: str) -> str | None:

@@ -105,6 +105,12 @@ def test_a_catch_all_signature_yields_to_the_entry_about_the_exact_message(tmp_p
     # The catch-all's regex pins more text than apex's key, yet on apex's line apex comes first.
     assert _slugs(index, apex_line) == ["apex", "missing"]
     assert _slugs(index, "ModuleNotFoundError: No module named 'fire'") == ["missing"]
+    # Beside another entry's specific signature, even a collateral one, the catch-all is no root evidence.
+    summary = _entry("MTF-0003", "A launcher's summary", _sig("No module named 'fire'", "collateral", "ModuleNotFoundError: No module named 'fire'"))
+    write_tree(tmp_path / "content", {"failures/summary.yaml": summary, "ledger.yaml": "MTF-0001: [missing]\nMTF-0002: [apex]\nMTF-0003: [summary]\n"})
+    with_summary = SignatureIndex(signature_data(build_catalog(load_content(tmp_path / "content"))))
+    assert [(c.slug, c.role) for c in scan(with_summary, [("-", [_log("ModuleNotFoundError: No module named 'fire'")])]).candidates] == [
+        ("summary", "collateral"), ("missing", "collateral")]
     # It matches apex's example line by design, so no overlap warning; two catch-alls on one line would tie, so they warn.
     assert not [p for p in check_quality(catalog) if p.code == "E032"]
     (tmp_path / "content/failures/apex.yaml").write_text(_entry("MTF-0002", "Apex without extensions",

@@ -207,8 +207,15 @@ function createDiagnosisEngine(data) {
   const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     spec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
 
+  // A catch-all root on a line that other entries' specific signatures match only as collateral becomes collateral there.
+  function yieldCatchAlls(matched) {
+    const specific = new Set(matched.filter((s) => s.spec).map((s) => s.slug));
+    if (matched.some((s) => s.spec && s.role === "root")) return matched;
+    return matched.map((s) => (s.spec === 0 && [...specific].some((o) => o !== s.slug) ? { ...s, role: "collateral", countsAs: "collateral" } : s));
+  }
+
   function scanPiece(state, source, text, lineNo) {
-    const matched = [];
+    let matched = [];
     for (const [key, sigs] of byKey) {
       if (!text.includes(key)) continue;
       for (const sig of sigs) if (!sig.re || sig.re.test(text)) matched.push(sig);
@@ -230,6 +237,7 @@ function createDiagnosisEngine(data) {
     if (report) addReport(state.reports, report);
     if (world) state.reports.world = Number(world[1]);
     const rank = launcher ?? namedRank(text);
+    if (matched.some((s) => s.spec === 0)) matched = yieldCatchAlls(matched);
     const owned = matched.some((s) => s.role === "root");
     if (matched.length && state.line !== `${source}\n${lineNo}`) {  // windows of one long line count once
       state.line = `${source}\n${lineNo}`;
