@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import os
 import pickle
 import sys
 import time
@@ -206,13 +207,13 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
             files = {**render_api(catalog, signatures), **export_files(catalog), **scripts,
                      **static_files(stylesheet(options.templates), options.templates / "static")}
+            root = f"{options.out}{os.sep}"  # a string: a Path per file costs more than the check
             for path, data in sorted(files.items()):
                 key = renewed.files[path] = (renewed.kept(cache, path, data.inputs, functools.partial(_file_digest, everywhere, data))
                                              if isinstance(data, Deferred) else _file_digest(everywhere, data))
-                old = options.out / path
-                unchanged = cache.files.get(path) == key and old.is_file()
+                unchanged = cache.files.get(path) == key and os.path.isfile(root + path)
                 if not (delta and unchanged):
-                    staging.put(path, old if unchanged else data.make() if isinstance(data, Deferred) else data)
+                    staging.put(path, options.out / path if unchanged else data.make() if isinstance(data, Deferred) else data)
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
             memory.pages = None
