@@ -272,8 +272,10 @@ def _link(slug: str, title: str, type: str) -> Link:
 
 
 def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iterator[PageSpec]:
+    titles = {slug: item.entry.title for slug, item in catalog.entries.items()}
+
     def link(slug: str, type: str = "") -> Link:
-        return _link(slug, catalog.entries[slug].entry.title, type)
+        return _link(slug, titles[slug], type)
 
     entries = catalog.ordered()
     rows = {item.slug: Row.of(item) for item in entries}
