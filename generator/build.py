@@ -38,7 +38,7 @@ from .inputs import (
     replace_file,
 )
 from .loading import EntryCache, describe_pattern, load_content
-from .pages import plan_site
+from .pages import PlannedEntry, plan_site
 from .rendering import Renderer, category_names, stylesheet
 from .schema import SiteConfig
 from .site import Deferred, Staging, static_files
@@ -87,6 +87,7 @@ class Memory:
     pages: PageCache | None = None
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
     graph: Graph | None = None
+    views: tuple[Graph, dict[str, PlannedEntry]] | None = None  # the entry views planned on `graph`, for the next plan
     files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
     serving: bool = False  # a long-running process: entries and graph stay here, rendered prose is kept for the next build
 
@@ -183,7 +184,12 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
         signatures = signature_data(catalog)  # for the diagnosis page and api/signatures.json
-        plan = plan_site(catalog, graph, signatures)  # draws the sketches the previous graph did not lend
+        # The entry views of the plan that drew on the previous graph can be taken again where nothing they show changed.
+        last = memory.views[1] if memory.views and previous is memory.views[0] else None
+        made: dict[str, PlannedEntry] = {}
+        plan = plan_site(catalog, graph, signatures, last, made)  # draws the sketches the previous graph did not lend
+        if memory.serving:
+            memory.views = graph, made
         lent = previous and graph.drawn is previous.drawn and graph.rings is previous.rings and graph.similar is previous.similar
         if not (memory.serving or lent):
             replace_file(options.beside_out("graph"), pickle.dumps((seen.code, graph), protocol=4))

@@ -17,9 +17,10 @@ from markupsafe import Markup
 
 from .api import entry_url
 from .catalog import TAXONOMIES, Catalog
+from .catalog import Link as GraphLink
 from .export import FILES as EXPORT_FILES
 from .export import METRIC, alerted
-from .graph import Graph, Sketch, neighbourhood, ring_map
+from .graph import Graph, Similar, Sketch, neighbourhood, ring_map
 from .loading import LoadedEntry, per_entry
 from .schema import Hub, ReproRecord, SampleLog
 
@@ -213,11 +214,25 @@ class PageSpec:
         return {name: getattr(self.view, name) for name in self.view.__dataclass_fields__}
 
 
-def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> list[PageSpec]:
+@dataclass(frozen=True)
+class PlannedEntry:
+    """An entry view and what it was made from that the entry's own file does not hold."""
+
+    links: list[GraphLink]
+    similar: list[Similar]
+    named: frozenset[str]  # the entries whose titles its links show
+    view: EntryView
+
+
+def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: dict[str, PlannedEntry] | None = None,
+              made: dict[str, PlannedEntry] | None = None) -> list[PageSpec]:
     """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
     sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
-    signatures: the catalog's signature_data (api/signatures.json shares it)."""
-    pages = list(_plan(catalog, graph, signatures))
+    signatures: the catalog's signature_data (api/signatures.json shares it).
+    last: the entry views of the plan that drew the graph this one's lends from (serve keeps
+    them); a view whose inputs are the same objects, or equal, is taken again instead of made.
+    made: filled with this plan's entry views, for the next plan."""
+    pages = list(_plan(catalog, graph, signatures, last or {}, {} if made is None else made))
     graph.sketched = True  # _plan drew or brought up to date every entry's neighbourhood
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
@@ -243,17 +258,27 @@ def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[P
         yield PageSpec(f"{path}index.html", "listing.html", ListingView(title, intro, chunk, Pager(n, paths, len(rows))))
 
 
-def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link]) -> EntryView:
+def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link], last: dict[str, PlannedEntry],
+                made: dict[str, PlannedEntry]) -> EntryView:
     slug = item.slug
     hub_links = []
     for hub_slug, anchor in catalog.hub_rows_for.get(slug, []):
         hub = catalog.hubs[hub_slug].hub
         row = next(r for r in hub.rows if r.anchor == anchor)
         hub_links.append(HubLink(hub_slug, anchor, row.error, hub.title))
-    return EntryView(item, catalog.reproduced.get(slug), tuple(hub_links),
-                     tuple(link(l.slug, l.type) for l in graph.links.get(slug, [])),
-                     tuple(link(s.slug, ", ".join(s.shared)) for s in graph.similar.get(slug, [])),
-                     neighbourhood(catalog, graph, slug))
+    links, similar, sketch = graph.links.get(slug, []), graph.similar.get(slug, []), neighbourhood(catalog, graph, slug)
+    before, reproduced = last.get(slug), catalog.reproduced.get(slug)
+    # restyled: the entries whose title (or colour) changed since the graph the last plan drew on.
+    # An unchanged file gives the same validated model and source map (a new LoadedEntry around them).
+    if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source and before.view.sketch is sketch and graph.restyled is not None
+            and graph.restyled.isdisjoint(before.named) and before.similar == similar and before.links == links
+            and before.view.hub_links == tuple(hub_links) and before.view.reproduced == reproduced):
+        made[slug] = before
+        return before.view
+    view = EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
+                     tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch)
+    made[slug] = PlannedEntry(links, similar, frozenset(l.slug for l in links) | {s.slug for s in similar}, view)
+    return view
 
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
@@ -271,7 +296,8 @@ def _link(slug: str, title: str, type: str) -> Link:
     return Link(slug, title, type)
 
 
-def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iterator[PageSpec]:
+def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: dict[str, PlannedEntry],
+          made: dict[str, PlannedEntry]) -> Iterator[PageSpec]:
     titles = {slug: item.entry.title for slug, item in catalog.entries.items()}
 
     def link(slug: str, type: str = "") -> Link:
@@ -288,7 +314,7 @@ def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object]) -> Iter
         tuple(rows[e.slug] for e in recent)))
     yield from _listing("failures/", "All failures", "Every entry in the encyclopedia, by title.", list(rows.values()))
     for item in entries:
-        yield PageSpec(f"failures/{item.slug}/index.html", "entry.html", _entry_view(catalog, graph, item, link))
+        yield PageSpec(f"failures/{item.slug}/index.html", "entry.html", _entry_view(catalog, graph, item, link, last, made))
     for kind, terms in catalog.taxonomies.items():
         yield PageSpec(f"{kind}/index.html", "taxonomy.html", TaxonomyView(
             TAXONOMIES[kind], kind, tuple((t.slug, t.label, len(t.entries)) for t in terms.values())))
