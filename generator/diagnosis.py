@@ -418,14 +418,15 @@ def _scan_line(index: SignatureIndex, state: _State, name: str, line_no: int, te
 
 
 def _yield_catch_alls(matched: list[_Sig]) -> list[_Sig]:
-    """Return the signatures of a line with each catch-all root demoted to collateral when other
-    entries' specific signatures matched the line only as collateral (a launcher's summary of a
-    killed task): that entry knows the line better. Beside a specific root it stays a root, ranked
-    after it."""
+    """Return the signatures of a line with each catch-all root demoted to collateral evidence when
+    other entries' specific signatures matched the line only as collateral (a launcher's summary of
+    a killed task): that entry knows the line better. Beside a specific root it stays a root, ranked
+    after it. The line still counts under the signature's own role in lines_by_entry, as the
+    exported mtail program counts it."""
     specific = {sig.slug for sig in matched if sig.specificity}
     if any(sig.specificity and sig.role == "root" for sig in matched):
         return matched
-    return [replace(sig, role="collateral", counts_as="collateral") if sig.specificity == 0 and specific - {sig.slug} else sig
+    return [replace(sig, role="collateral") if sig.specificity == 0 and specific - {sig.slug} else sig
             for sig in matched]
 
 

@@ -207,11 +207,12 @@ function createDiagnosisEngine(data) {
   const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     spec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
 
-  // A catch-all root on a line that other entries' specific signatures match only as collateral becomes collateral there.
+  // A catch-all root on a line that other entries' specific signatures match only as collateral is collateral
+  // evidence there (the line still counts under its own role, as the exported mtail program counts it).
   function yieldCatchAlls(matched) {
     const specific = new Set(matched.filter((s) => s.spec).map((s) => s.slug));
     if (matched.some((s) => s.spec && s.role === "root")) return matched;
-    return matched.map((s) => (s.spec === 0 && [...specific].some((o) => o !== s.slug) ? { ...s, role: "collateral", countsAs: "collateral" } : s));
+    return matched.map((s) => (s.spec === 0 && [...specific].some((o) => o !== s.slug) ? { ...s, role: "collateral" } : s));
   }
 
   function scanPiece(state, source, text, lineNo) {
