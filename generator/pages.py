@@ -270,8 +270,9 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
     before, reproduced = last.get(slug), catalog.reproduced.get(slug)
     # restyled: the entries whose title (or colour) changed since the graph the last plan drew on.
     # An unchanged file gives the same validated model and source map (a new LoadedEntry around them).
-    if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source and before.view.sketch is sketch and graph.restyled is not None
-            and graph.restyled.isdisjoint(before.named) and before.similar == similar and before.links == links
+    if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source
+            and before.view.sketch is sketch and graph.restyled is not None and graph.restyled.isdisjoint(before.named)
+            and before.similar == similar and before.links == links
             and before.view.hub_links == tuple(hub_links) and before.view.reproduced == reproduced):
         made[slug] = before
         return before.view
