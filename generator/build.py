@@ -186,9 +186,9 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         signatures = signature_data(catalog)  # for the diagnosis page and api/signatures.json
         # The entry views of the plan that drew on the previous graph can be taken again where nothing they show changed.
         last = memory.views[1] if memory.views and previous is memory.views[0] else None
-        made: dict[str, PlannedEntry] = {}
+        made: dict[str, PlannedEntry] | None = {} if memory.serving else None  # kept only by a process that builds again
         plan = plan_site(catalog, graph, signatures, last, made)  # draws the sketches the previous graph did not lend
-        if memory.serving:
+        if made is not None:
             memory.views = graph, made
         lent = previous and graph.drawn is previous.drawn and graph.rings is previous.rings and graph.similar is previous.similar
         if not (memory.serving or lent):

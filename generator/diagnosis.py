@@ -423,9 +423,9 @@ def _yield_catch_alls(matched: list[_Sig]) -> list[_Sig]:
     a killed task): that entry knows the line better. Beside a specific root it stays a root, ranked
     after it. The line still counts under the signature's own role in lines_by_entry, as the
     exported mtail program counts it."""
-    specific = {sig.slug for sig in matched if sig.specificity}
     if any(sig.specificity and sig.role == "root" for sig in matched):
         return matched
+    specific = {sig.slug for sig in matched if sig.specificity}
     return [replace(sig, role="collateral") if sig.specificity == 0 and specific - {sig.slug} else sig
             for sig in matched]
 

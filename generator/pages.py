@@ -216,11 +216,10 @@ class PageSpec:
 
 @dataclass(frozen=True)
 class PlannedEntry:
-    """An entry view and what it was made from that the entry's own file does not hold."""
+    """An entry view and the graph's links and similar entries it was made from."""
 
     links: list[GraphLink]
     similar: list[Similar]
-    named: frozenset[str]  # the entries whose titles its links show
     view: EntryView
 
 
@@ -231,8 +230,8 @@ def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object], las
     signatures: the catalog's signature_data (api/signatures.json shares it).
     last: the entry views of the plan that drew the graph this one's lends from (serve keeps
     them); a view whose inputs are the same objects, or equal, is taken again instead of made.
-    made: filled with this plan's entry views, for the next plan."""
-    pages = list(_plan(catalog, graph, signatures, last or {}, {} if made is None else made))
+    made: if given, filled with this plan's entry views, for the next plan."""
+    pages = list(_plan(catalog, graph, signatures, last or {}, made))
     graph.sketched = True  # _plan drew or brought up to date every entry's neighbourhood
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
@@ -259,7 +258,7 @@ def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[P
 
 
 def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link], last: dict[str, PlannedEntry],
-                made: dict[str, PlannedEntry]) -> EntryView:
+                made: dict[str, PlannedEntry] | None) -> EntryView:
     slug = item.slug
     hub_links = []
     for hub_slug, anchor in catalog.hub_rows_for.get(slug, []):
@@ -268,18 +267,19 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
         hub_links.append(HubLink(hub_slug, anchor, row.error, hub.title))
     links, similar, sketch = graph.links.get(slug, []), graph.similar.get(slug, []), neighbourhood(catalog, graph, slug)
     before, reproduced = last.get(slug), catalog.reproduced.get(slug)
+    # An unchanged file gives the same validated model and source map (a new LoadedEntry around them);
     # restyled: the entries whose title (or colour) changed since the graph the last plan drew on.
-    # An unchanged file gives the same validated model and source map (a new LoadedEntry around them).
     if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source
-            and before.view.sketch is sketch and graph.restyled is not None and graph.restyled.isdisjoint(before.named)
-            and before.similar == similar and before.links == links
-            and before.view.hub_links == tuple(hub_links) and before.view.reproduced == reproduced):
-        made[slug] = before
-        return before.view
-    view = EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
-                     tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch)
-    made[slug] = PlannedEntry(links, similar, frozenset(l.slug for l in links) | {s.slug for s in similar}, view)
-    return view
+            and before.view.sketch is sketch and graph.restyled is not None and before.similar == similar
+            and before.links == links and before.view.hub_links == tuple(hub_links) and before.view.reproduced == reproduced
+            and graph.restyled.isdisjoint(l.slug for l in (*before.view.related, *before.view.similar))):
+        planned = before
+    else:
+        planned = PlannedEntry(links, similar, EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
+                                                         tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch))
+    if made is not None:
+        made[slug] = planned
+    return planned.view
 
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
@@ -298,7 +298,7 @@ def _link(slug: str, title: str, type: str) -> Link:
 
 
 def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: dict[str, PlannedEntry],
-          made: dict[str, PlannedEntry]) -> Iterator[PageSpec]:
+          made: dict[str, PlannedEntry] | None) -> Iterator[PageSpec]:
     titles = {slug: item.entry.title for slug, item in catalog.entries.items()}
 
     def link(slug: str, type: str = "") -> Link:

@@ -210,8 +210,8 @@ function createDiagnosisEngine(data) {
   // A catch-all root on a line that other entries' specific signatures match only as collateral is collateral
   // evidence there (the line still counts under its own role, as the exported mtail program counts it).
   function yieldCatchAlls(matched) {
-    const specific = new Set(matched.filter((s) => s.spec).map((s) => s.slug));
     if (matched.some((s) => s.spec && s.role === "root")) return matched;
+    const specific = new Set(matched.filter((s) => s.spec).map((s) => s.slug));
     return matched.map((s) => (s.spec === 0 && [...specific].some((o) => o !== s.slug) ? { ...s, role: "collateral" } : s));
   }
 
