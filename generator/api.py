@@ -11,7 +11,6 @@ import datetime
 import functools
 import json
 import re
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -66,7 +65,19 @@ SCHEMAS: dict[str, type[BaseModel]] = {"entry": Entry, "api-entry": ApiEntry, "a
 def _json(data: object, pretty: bool = False) -> str:
     if pretty:  # for files people read, such as the editor schema
         return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return _compact(data) + "\n"
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _json_with(data: dict[str, object], **raw: str) -> str:
+    """Return _json of data with the given members added, their values already compact JSON text:
+    a file of 10,000 entries is joined from each entry's text, which an unchanged entry keeps
+    (serve), instead of dumped whole on every build."""
+    members = {key: _compact(value) for key, value in data.items()} | raw
+    return "{" + ",".join(f"{_compact(key)}:{members[key]}" for key in sorted(members)) + "}\n"
 
 
 def entry_schema_json() -> str:
@@ -82,13 +93,14 @@ def entry_url(base_url: str, slug: str) -> str:
     return f"{base_url}failures/{slug}/"
 
 
-def render_api(catalog: Catalog, signatures: dict[str, object]) -> dict[str, str | Deferred]:
+def render_api(catalog: Catalog, signatures: str) -> dict[str, str | Deferred]:
     """Return the JSON API and schemas by site path; an entry's file and the schemas are made
     only when their inputs changed (an entry's file is a function of its YAML and its links).
-    signatures: the catalog's signature_data (the diagnose page shares it)."""
+    signatures: signatures_json(catalog) (the diagnose page shares it)."""
+    base_url = catalog.site.base_url
     files: dict[str, str | Deferred] = {
-        "api/index.json": _json({"entries": [_summary(item, catalog.site.base_url) for item in catalog.ordered()]}),
-        "api/signatures.json": _json(signatures),
+        "api/index.json": _json_with({}, entries=f"[{','.join(_summary_json(item, base_url) for item in catalog.ordered())}]"),
+        "api/signatures.json": signatures,
     }
     for name, model in SCHEMAS.items():
         files[f"schema/{name}.schema.json"] = Deferred(name, entry_schema_json if model is Entry else functools.partial(_schema_json, model))
@@ -109,12 +121,12 @@ def _schema_json(model: type[BaseModel]) -> str:
 
 
 @per_entry
-def _summary(item: LoadedEntry, base_url: str) -> dict[str, Any]:
-    """Return an entry's item of api/index.json (an ApiSummary)."""
+def _summary_json(item: LoadedEntry, base_url: str) -> str:
+    """Return an entry's item of api/index.json (an ApiSummary), as JSON text."""
     entry = item.entry
-    return ApiSummary(id=entry.id, slug=item.slug, title=entry.title, category=entry.category, severity=entry.severity,
-                      failure_mode=entry.failure_mode, tags=entry.tags, summary=entry.summary,
-                      url=entry_url(base_url, item.slug), last_reviewed=entry.last_reviewed).model_dump(mode="json")
+    return _compact(ApiSummary(id=entry.id, slug=item.slug, title=entry.title, category=entry.category, severity=entry.severity,
+                            failure_mode=entry.failure_mode, tags=entry.tags, summary=entry.summary,
+                            url=entry_url(base_url, item.slug), last_reviewed=entry.last_reviewed).model_dump(mode="json"))
 
 
 def signature_data(catalog: Catalog) -> dict[str, object]:
@@ -123,6 +135,21 @@ def signature_data(catalog: Catalog) -> dict[str, object]:
     return {
         "entries": {slug: {**_facts(item), "caused_by": _causes(catalog, slug)} for slug, item in sorted(catalog.entries.items())},
         "signatures": [row for _slug, item in sorted(catalog.entries.items()) for row in _signature_rows(item)],
+        **_shared_data(catalog),
+    }
+
+
+def signatures_json(catalog: Catalog) -> str:
+    """Return api/signatures.json: _json(signature_data(catalog)), joined from each entry's text."""
+    items = sorted(catalog.entries.items())
+    entries = ",".join(_facts_json(item, tuple(_causes(catalog, slug))) for slug, item in items)
+    rows = ",".join(text for _slug, item in items if (text := _signature_rows_json(item)))
+    return _json_with(_shared_data(catalog), entries=f"{{{entries}}}", signatures=f"[{rows}]")
+
+
+def _shared_data(catalog: Catalog) -> dict[str, object]:
+    """The part of signature_data that is not per entry."""
+    return {
         "rules": RULES,
         "site_url": catalog.site.base_url,
         "repo": {"url": catalog.site.repo_url, "branch": catalog.site.repo_branch} if catalog.site.repo_url else None,
@@ -138,6 +165,17 @@ def _facts(item: LoadedEntry) -> dict[str, object]:
     return {"id": entry.id, "title": entry.title, "category": entry.category, "severity": entry.severity,
             "look_for": list(dict.fromkeys(s.key for s in entry.signatures if s.role == "root"))[:2],
             "quick": {k: plain_text(v) for k, v in entry.quick_answer.model_dump().items()}}
+
+
+@per_entry
+def _facts_json(item: LoadedEntry, causes: tuple[str, ...]) -> str:
+    """Return an entry's member of signature_data's "entries", as JSON text."""
+    return f"{_compact(item.slug)}:{_compact({**_facts(item), 'caused_by': list(causes)})}"
+
+
+@per_entry
+def _signature_rows_json(item: LoadedEntry) -> str:
+    return ",".join(_compact(row) for row in _signature_rows(item))
 
 
 @per_entry

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .api import render_api, signature_data
+from .api import render_api, signatures_json
 from .catalog import Catalog, build_catalog, without_drafts
 from .errors import GeneratorError
 from .export import export_files
@@ -183,7 +183,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         previous = memory.graph or (None if options.clean else _load_graph(options.beside_out("graph"), seen.code))
         graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
-        signatures = signature_data(catalog)  # for the diagnosis page and api/signatures.json
+        signatures = signatures_json(catalog)  # for the diagnosis page and api/signatures.json
         # The entry views of the plan that drew on the previous graph can be taken again where nothing they show changed.
         last = memory.views[1] if memory.views and previous is memory.views[0] else None
         made: dict[str, PlannedEntry] | None = {} if memory.serving else None  # kept only by a process that builds again

@@ -223,11 +223,11 @@ class PlannedEntry:
     view: EntryView
 
 
-def plan_site(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: dict[str, PlannedEntry] | None = None,
+def plan_site(catalog: Catalog, graph: Graph, signatures: str, last: dict[str, PlannedEntry] | None = None,
               made: dict[str, PlannedEntry] | None = None) -> list[PageSpec]:
     """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
     sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
-    signatures: the catalog's signature_data (api/signatures.json shares it).
+    signatures: api/signatures.json's text (signatures_json), which the diagnosis page embeds.
     last: the entry views of the plan that drew the graph this one's lends from (serve keeps
     them); a view whose inputs are the same objects, or equal, is taken again instead of made.
     made: if given, filled with this plan's entry views, for the next plan."""
@@ -297,7 +297,7 @@ def _link(slug: str, title: str, type: str) -> Link:
     return Link(slug, title, type)
 
 
-def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: dict[str, PlannedEntry],
+def _plan(catalog: Catalog, graph: Graph, signatures: str, last: dict[str, PlannedEntry],
           made: dict[str, PlannedEntry] | None) -> Iterator[PageSpec]:
     titles = {slug: item.entry.title for slug, item in catalog.entries.items()}
 
@@ -339,7 +339,8 @@ def _plan(catalog: Catalog, graph: Graph, signatures: dict[str, object], last: d
         tuple((slug, t.label) for slug, t in catalog.taxonomies["categories"].items()),
         tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))
     yield PageSpec("diagnose/index.html", "diagnose.html", DiagnoseView(
-        Markup(script_json({**signatures, "base": "../"})),
+        # {**signature_data, "base": "../"} as script_json writes it: "base" sorts before every other key
+        Markup(('{"base":"../",' + signatures[1:].removesuffix("\n")).replace("<", "\\u003c")),
         tuple(sample for sample, _text in catalog.samples), Markup(script_json([text for _s, text in catalog.samples]))))
     yield PageSpec("alerts/index.html", "alerts.html", AlertsView(EXPORT_FILES, METRIC, alerted(catalog), len(catalog.entries)))
     yield PageSpec("404.html", "404.html", EmptyView(), listed=False)

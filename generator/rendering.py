@@ -14,7 +14,7 @@ import jinja2
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
-from .api import signature_data
+from .api import signatures_json
 from .catalog import TAXONOMIES, Catalog, system_slug
 from .graph import Graph, graph_svg
 from .inputs import TEMPLATES
@@ -142,7 +142,7 @@ class Renderer:
 def render_site(catalog: Catalog, graph: Graph, templates: Path = TEMPLATES, jobs: int = 1) -> list[Page]:
     """Return every HTML page of the site, in a fixed order; the output does not depend on `jobs`."""
     render = Renderer(catalog.site, category_names(catalog), templates)
-    return list(run_parallel([functools.partial(render, spec) for spec in plan_site(catalog, graph, signature_data(catalog))], jobs))
+    return list(run_parallel([functools.partial(render, spec) for spec in plan_site(catalog, graph, signatures_json(catalog))], jobs))
 
 
 def category_names(catalog: Catalog) -> dict[str, str]:

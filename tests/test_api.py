@@ -8,7 +8,12 @@ from pathlib import Path
 
 import jsonschema
 
+from generator.api import signature_data, signatures_json
+from generator.build import load_catalog
 from generator.cli import main
+from generator.pages import script_json
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -33,6 +38,18 @@ def test_json_files_validate_against_their_schemas(content: Path, tmp_path: Path
         jsonschema.validate(entry_only, schema("entry"))
     second = json.loads((site / "api/failures/second-failure.json").read_text())
     assert second["links"] == [{"slug": "first-failure", "type": "caused-by", "declared": False}]
+
+
+def test_signature_files_joined_from_entries_equal_the_whole_dumped_at_once(content: Path, tmp_path: Path) -> None:
+    """api/signatures.json and the diagnosis page's copy are joined from each entry's text: they
+    must be what dumping signature_data whole gives, byte for byte."""
+    dumped = lambda data: json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    catalog = load_catalog(ROOT / "content")
+    assert signatures_json(catalog) == dumped(signature_data(catalog))
+    site = _build(tmp_path)
+    data = signature_data(load_catalog(content))
+    assert (site / "api/signatures.json").read_text(encoding="utf-8") == dumped(data)
+    assert script_json({**data, "base": "../"}) in (site / "diagnose/index.html").read_text(encoding="utf-8")
 
 
 def test_sitemap_feed_and_robots_use_the_base_url(content: Path, tmp_path: Path) -> None:
