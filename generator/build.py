@@ -38,7 +38,7 @@ from .inputs import (
     replace_file,
 )
 from .loading import EntryCache, describe_pattern, load_content
-from .pages import PlannedEntry, plan_site
+from .pages import Planned, plan_site
 from .rendering import Renderer, category_names, stylesheet
 from .schema import SiteConfig
 from .site import Deferred, Staging, static_files
@@ -87,7 +87,7 @@ class Memory:
     pages: PageCache | None = None
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
     graph: Graph | None = None
-    views: tuple[Graph, dict[str, PlannedEntry]] | None = None  # the entry views planned on `graph`, for the next plan
+    views: tuple[Graph, Planned] | None = None  # the views planned on `graph`, for the next plan
     files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
     serving: bool = False  # a long-running process: entries and graph stay here, rendered prose is kept for the next build
 
@@ -184,9 +184,9 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         graph = memory.graph = build_graph(catalog, previous)
     with stage("planning the pages"):
         signatures = signatures_json(catalog)  # for the diagnosis page and api/signatures.json
-        # The entry views of the plan that drew on the previous graph can be taken again where nothing they show changed.
+        # The views of the plan that drew on the previous graph can be taken again where nothing they show changed.
         last = memory.views[1] if memory.views and previous is memory.views[0] else None
-        made: dict[str, PlannedEntry] | None = {} if memory.serving else None  # kept only by a process that builds again
+        made = Planned() if memory.serving else None  # kept only by a process that builds again
         plan = plan_site(catalog, graph, signatures, last, made)  # draws the sketches the previous graph did not lend
         if made is not None:
             memory.views = graph, made

@@ -95,18 +95,24 @@ def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
     """Return the related-failure graph of the catalog. A previous graph (the last build's) lends
     its inferred similarity when every entry's features are the same, its neighbourhood
     sketches when the links and similarity are (their titles and colours are checked as they
-    are used), and its ring maps when everything they are drawn from is the same."""
+    are used), and its ring maps when everything they are drawn from is the same (with the same
+    links, those none of whose members has a new title, category or colour)."""
     colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
     features = {slug: _features(catalog, slug) for slug in sorted(catalog.entries)}
     similar = previous.similar if previous and previous.features == features else _similar(features)
     shape = (catalog.links, similar)
     basis = (shape, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
     drawn = previous.drawn if previous and previous.shape == shape else {}
-    rings = previous.rings if previous and previous.basis == basis else {}
     restyled = None
     if drawn and previous and previous.sketched:
         now, then = _style(basis), _style(previous.basis)
         restyled = frozenset(slug for slug, fact in now.items() if then.get(slug) != fact)
+    if previous and previous.basis == basis:
+        rings = previous.rings
+    elif previous and restyled is not None:  # the same links: a ring map none of whose members was restyled is drawn the same
+        rings = {members: ring for members, ring in previous.rings.items() if restyled.isdisjoint(members)}
+    else:
+        rings = {}
     return Graph(catalog.links, similar, colours, features, drawn, rings, shape, basis, restyled)
 
 

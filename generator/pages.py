@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
@@ -223,15 +223,24 @@ class PlannedEntry:
     view: EntryView
 
 
-def plan_site(catalog: Catalog, graph: Graph, signatures: str, last: dict[str, PlannedEntry] | None = None,
-              made: dict[str, PlannedEntry] | None = None) -> list[PageSpec]:
+@dataclass
+class Planned:
+    """The views a plan made that the next plan may take again (serve): entry views by slug, a
+    category's graph view by the category."""
+
+    entries: dict[str, PlannedEntry] = field(default_factory=dict)
+    graphs: dict[str, GraphView] = field(default_factory=dict)
+
+
+def plan_site(catalog: Catalog, graph: Graph, signatures: str, last: Planned | None = None,
+              made: Planned | None = None) -> list[PageSpec]:
     """Return every page of the site, in a fixed order, with its view: the HTML pages, then the
     sitemap, robots.txt and the Atom feed, which are rendered from templates too (as Zola does).
     signatures: api/signatures.json's text (signatures_json), which the diagnosis page embeds.
-    last: the entry views of the plan that drew the graph this one's lends from (serve keeps
-    them); a view whose inputs are the same objects, or equal, is taken again instead of made.
-    made: if given, filled with this plan's entry views, for the next plan."""
-    pages = list(_plan(catalog, graph, signatures, last or {}, made))
+    last: the views of the plan that drew the graph this one's lends from (serve keeps them); a
+    view whose inputs are the same objects, or equal, is taken again instead of made.
+    made: if given, filled with this plan's views, for the next plan."""
+    pages = list(_plan(catalog, graph, signatures, last or Planned(), made))
     graph.sketched = True  # _plan drew or brought up to date every entry's neighbourhood
     return [*pages, *_machine_readable(catalog, [spec.path for spec in pages if spec.listed])]
 
@@ -257,8 +266,8 @@ def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[P
         yield PageSpec(f"{path}index.html", "listing.html", ListingView(title, intro, chunk, Pager(n, paths, len(rows))))
 
 
-def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link], last: dict[str, PlannedEntry],
-                made: dict[str, PlannedEntry] | None) -> EntryView:
+def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callable[..., Link], last: Planned,
+                made: Planned | None) -> EntryView:
     slug = item.slug
     hub_links = []
     for hub_slug, anchor in catalog.hub_rows_for.get(slug, []):
@@ -266,7 +275,7 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
         row = next(r for r in hub.rows if r.anchor == anchor)
         hub_links.append(HubLink(hub_slug, anchor, row.error, hub.title))
     links, similar, sketch = graph.links.get(slug, []), graph.similar.get(slug, []), neighbourhood(catalog, graph, slug)
-    before, reproduced = last.get(slug), catalog.reproduced.get(slug)
+    before, reproduced = last.entries.get(slug), catalog.reproduced.get(slug)
     # An unchanged file gives the same validated model and source map (a new LoadedEntry around them);
     # restyled: the entries whose title (or colour) changed since the graph the last plan drew on.
     if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source
@@ -278,16 +287,22 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
         planned = PlannedEntry(links, similar, EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
                                                          tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch))
     if made is not None:
-        made[slug] = planned
+        made.entries[slug] = planned
     return planned.view
 
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
-                link: Callable[..., Link], draw: bool = True) -> GraphView:
+                link: Callable[..., Link], draw: bool = True, before: GraphView | None = None) -> GraphView:
     """A graph page: its drawing and, as its text alternative, its relations; an overview too
-    large to draw lists none (the category pages hold them, drawn and as text)."""
+    large to draw lists none (the category pages hold them, drawn and as text).
+    before: the last plan's view of this page, taken again when nothing it shows changed."""
+    ring = ring_map(catalog, graph, slugs) if draw else None
+    # A ring map the graph lent is of the same members, links and styles; the relations' other ends keep their titles too.
+    if (before is not None and ring is not None and before.sketch is ring and before.nav == nav and graph.restyled is not None
+            and graph.restyled.isdisjoint(r.target.slug for r in before.relations)):
+        return before
     relations = tuple(Relation(link(s), l.type, link(l.slug)) for s in slugs for l in graph.links.get(s, []) if l.declared) if draw else ()
-    return GraphView(category, nav, ring_map(catalog, graph, slugs) if draw else None, len(slugs), relations)
+    return GraphView(category, nav, ring, len(slugs), relations)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -297,8 +312,7 @@ def _link(slug: str, title: str, type: str) -> Link:
     return Link(slug, title, type)
 
 
-def _plan(catalog: Catalog, graph: Graph, signatures: str, last: dict[str, PlannedEntry],
-          made: dict[str, PlannedEntry] | None) -> Iterator[PageSpec]:
+def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: Planned | None) -> Iterator[PageSpec]:
     titles = {slug: item.entry.title for slug, item in catalog.entries.items()}
 
     def link(slug: str, type: str = "") -> Link:
@@ -334,7 +348,10 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: dict[str, Plann
                                                                  draw=len(everything) <= OVERVIEW_LIMIT))
     for card in nav:
         members = catalog.taxonomies["categories"][card.slug].entries
-        yield PageSpec(f"graph/{card.slug}/index.html", "graph.html", _graph_view(catalog, graph, card.slug, members, nav, link))
+        view = _graph_view(catalog, graph, card.slug, members, nav, link, before=last.graphs.get(card.slug))
+        if made is not None:
+            made.graphs[card.slug] = view
+        yield PageSpec(f"graph/{card.slug}/index.html", "graph.html", view)
     yield PageSpec("search/index.html", "search.html", SearchView(
         tuple((slug, t.label) for slug, t in catalog.taxonomies["categories"].items()),
         tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))

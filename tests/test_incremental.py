@@ -46,15 +46,21 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool) 
     assert _same_as_clean(tmp_path, memory).up_to_date
 
     # An entry's title appears on its page, in listings, in neighbours' graphs and in the hub.
-    planned = dict(memory.views[1]) if memory else {}
+    planned = dict(memory.views[1].entries) if memory else {}
+    graphs = dict(memory.views[1].graphs) if memory else {}
     _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
     assert 1 < _same_as_clean(tmp_path, memory).rendered < total / 2
     if memory:  # serve plans again only the entry views that show the title; the others are taken as they were
-        again = {slug for slug, entry in memory.views[1].items() if planned[slug] is entry}
+        again = {slug for slug, entry in memory.views[1].entries.items() if planned[slug] is entry}
         showing = {slug for slug, entry in planned.items()
                    if "cuda-out-of-memory" in {l.slug for l in (*entry.view.related, *entry.view.similar)}
                    | {s for s, _x, _y in entry.view.sketch.position}}
         assert again == set(planned) - showing and len(showing) > 5
+        # and only the category graph views that show it: in their ring, or at the far end of a relation
+        again = {category for category, view in memory.views[1].graphs.items() if graphs[category] is view}
+        showing = {category for category, view in graphs.items()
+                   if "cuda-out-of-memory" in {s for s, _x, _y in view.sketch.position} | {r.target.slug for r in view.relations}}
+        assert again == set(graphs) - showing and 0 < len(showing) < len(graphs)
 
     # A new relation changes both entries' pages and their neighbours' graphs.
     _edit(failures / "nan-inf-loss.yaml", "related:\n", "related:\n  - slug: cuda-out-of-memory\n    type: see-also\n")
