@@ -132,56 +132,40 @@ def _summary_json(item: LoadedEntry, base_url: str) -> str:
 def signature_data(catalog: Catalog) -> dict[str, object]:
     """Return what search and diagnosis need, in the CLI and in the browser: every signature,
     the entry facts, and diagnosis.json's rules (patterns, messages, confidence)."""
-    return {
-        "entries": {slug: {**_facts(item), "caused_by": _causes(catalog, slug)} for slug, item in sorted(catalog.entries.items())},
-        "signatures": [row for _slug, item in sorted(catalog.entries.items()) for row in _signature_rows(item)],
-        **_shared_data(catalog),
-    }
+    return json.loads(signatures_json(catalog))  # type: ignore[no-any-return]
 
 
 def signatures_json(catalog: Catalog) -> str:
-    """Return api/signatures.json: _json(signature_data(catalog)), joined from each entry's text."""
+    """Return api/signatures.json, signature_data as JSON text, joined from each entry's text."""
     items = sorted(catalog.entries.items())
     entries = ",".join(_facts_json(item, tuple(_causes(catalog, slug))) for slug, item in items)
     rows = ",".join(text for _slug, item in items if (text := _signature_rows_json(item)))
-    return _json_with(_shared_data(catalog), entries=f"{{{entries}}}", signatures=f"[{rows}]")
-
-
-def _shared_data(catalog: Catalog) -> dict[str, object]:
-    """The part of signature_data that is not per entry."""
-    return {
+    shared: dict[str, object] = {
         "rules": RULES,
         "site_url": catalog.site.base_url,
         "repo": {"url": catalog.site.repo_url, "branch": catalog.site.repo_branch} if catalog.site.repo_url else None,
         "draft": {"template": DRAFT_TEMPLATE, "category": DEFAULT_CATEGORY,
                   "next_id": next_id(set(catalog.ids) | set(catalog.ledger.root))},
     }
-
-
-@per_entry
-def _facts(item: LoadedEntry) -> dict[str, object]:
-    """Return what the search and diagnosis cards show of an entry (without its causes, which other entries declare too)."""
-    entry = item.entry
-    return {"id": entry.id, "title": entry.title, "category": entry.category, "severity": entry.severity,
-            "look_for": list(dict.fromkeys(s.key for s in entry.signatures if s.role == "root"))[:2],
-            "quick": {k: plain_text(v) for k, v in entry.quick_answer.model_dump().items()}}
+    return _json_with(shared, entries=f"{{{entries}}}", signatures=f"[{rows}]")
 
 
 @per_entry
 def _facts_json(item: LoadedEntry, causes: tuple[str, ...]) -> str:
-    """Return an entry's member of signature_data's "entries", as JSON text."""
-    return f"{_compact(item.slug)}:{_compact({**_facts(item), 'caused_by': list(causes)})}"
+    """Return an entry's member of "entries": what the search and diagnosis cards show of it, and
+    the entries that can cause it (which other entries declare too), as JSON text."""
+    entry = item.entry
+    facts = {"id": entry.id, "title": entry.title, "category": entry.category, "severity": entry.severity,
+             "look_for": list(dict.fromkeys(s.key for s in entry.signatures if s.role == "root"))[:2],
+             "quick": {k: plain_text(v) for k, v in entry.quick_answer.model_dump().items()}, "caused_by": list(causes)}
+    return f"{_compact(item.slug)}:{_compact(facts)}"
 
 
 @per_entry
 def _signature_rows_json(item: LoadedEntry) -> str:
-    return ",".join(_compact(row) for row in _signature_rows(item))
-
-
-@per_entry
-def _signature_rows(item: LoadedEntry) -> tuple[dict[str, object], ...]:
-    return tuple({"slug": item.slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine,
-                  "specificity": specificity(sig)} for sig in item.entry.signatures)
+    """Return an entry's rows of "signatures", as JSON text."""
+    return ",".join(_compact({"slug": item.slug, "key": sig.key, "regex": sig.regex, "role": sig.role, "routine": sig.routine,
+                              "specificity": specificity(sig)}) for sig in item.entry.signatures)
 
 
 def plain_text(markdown: str) -> str:

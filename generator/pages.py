@@ -357,7 +357,7 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: 
         tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))
     yield PageSpec("diagnose/index.html", "diagnose.html", DiagnoseView(
         # {**signature_data, "base": "../"} as script_json writes it: "base" sorts before every other key
-        Markup(('{"base":"../",' + signatures[1:].removesuffix("\n")).replace("<", "\\u003c")),
+        Markup(_script_safe('{"base":"../",' + signatures[1:].removesuffix("\n"))),
         tuple(sample for sample, _text in catalog.samples), Markup(script_json([text for _s, text in catalog.samples]))))
     yield PageSpec("alerts/index.html", "alerts.html", AlertsView(EXPORT_FILES, METRIC, alerted(catalog), len(catalog.entries)))
     yield PageSpec("404.html", "404.html", EmptyView(), listed=False)
@@ -369,4 +369,9 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: 
 
 def script_json(data: object) -> str:
     """Return data as JSON to embed in a <script> element: "<" is escaped, so no content can close it."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
+    return _script_safe(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+
+
+def _script_safe(json_text: str) -> str:
+    """Return JSON text with "<" escaped, so that no content can close the <script> it is in."""
+    return json_text.replace("<", "\\u003c")
