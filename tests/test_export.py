@@ -100,7 +100,7 @@ def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, inde
                 for slug, roles in scan(index, [(path.name, [data])]).lines_by_entry.items():
                     expected.update({(slug, role): count for role, count in roles.items()})
                 out.write(data)
-        counted = _counted(_scrape(port, lambda text: _lines_read(text) >= lines))
+        counted = _counted(_read_all(port, lines))
         # mtail's count of lines read can run ahead of its program's counters (seen once on a busy
         # machine: one line short), so read again until they agree, for at most a minute.
         deadline = time.monotonic() + 60
@@ -123,6 +123,20 @@ def _counted(metrics: str) -> dict[tuple[str, str], int]:
 def _lines_read(metrics: str) -> int:
     found = re.search(r"mtail_log_lines_total\{[^}]*\} (\d+)", metrics)
     return int(found.group(1)) if found else 0
+
+
+def _read_all(port: int, lines: int, stall: float = 60.0) -> str:
+    """Return the metrics once mtail has read `lines` lines; fail when it reads none for `stall` seconds.
+
+    mtail runs every signature's regex on every line, so on a busy machine reading the whole corpus
+    takes minutes: the wait is on its progress, not on a fixed deadline."""
+    read = -1
+    while True:
+        text = _scrape(port, lambda text, seen=read: _lines_read(text) >= lines or _lines_read(text) > seen, timeout=stall)
+        if _lines_read(text) >= lines:
+            return text
+        read = _lines_read(text)
+        time.sleep(1)
 
 
 def _scrape(port: int, done: object, timeout: float = 60.0) -> str:
