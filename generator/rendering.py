@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 
 from .api import signatures_json
@@ -19,7 +19,7 @@ from .catalog import TAXONOMIES, Catalog, system_slug
 from .graph import Graph, graph_svg
 from .inputs import TEMPLATES
 from .loading import LoadedEntry
-from .pages import PageSpec, plan_site
+from .pages import PageSpec, Relation, plan_site
 from .pool import run_parallel
 from .prose import highlight_code, render_inline, render_markdown
 from .schema import SiteConfig, SourceRef
@@ -105,6 +105,14 @@ def _relative(from_path: str) -> Callable[[str], str]:
     return lambda target: prefix + target or "./"
 
 
+def relation_items(relations: tuple[Relation, ...], link: Callable[[str], str], labels: dict[str, str]) -> Markup:
+    """Return a graph page's relations as text, one list item each: built here rather than in the
+    template, as graph_svg is, because a category's page lists thousands of them."""
+    return Markup("".join(
+        f'  <li><a href="{escape(link(r.source.slug))}">{escape(r.source.title)}</a> <span class="meta">{escape(labels[r.type].lower())}</span>'
+        f' <a href="{escape(link(r.target.slug))}">{escape(r.target.title)}</a></li>\n' for r in relations))
+
+
 class Renderer:
     """Renders PageSpecs with the site's templates; each template sees its page's view and the
     site-wide values below, never the catalog, so a page is a function of its view."""
@@ -124,6 +132,7 @@ class Renderer:
             "taxonomy_names": TAXONOMIES,
             "system_slug": system_slug,
             "graph_svg": graph_svg,
+            "relation_items": relation_items,
             "contribution_links": contribution_links,
         }
 
