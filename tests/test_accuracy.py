@@ -168,6 +168,16 @@ def test_every_log_exists_and_is_listed_once() -> None:
     assert not dev_threads & {i["source"] for i in manifest("test")}, "a thread is in both splits"
 
 
+def test_no_entry_cites_a_held_back_thread() -> None:
+    """An entry written from a test log's thread has seen that log: such a log moves to dev
+    (split.py --to-dev); a thread cited before the log was collected goes to dev when split."""
+    sys.path.insert(0, str(LOGS))
+    from split import _cited_threads
+
+    held_back = {str(i["source"]).rstrip("/") for i in manifest("test")}
+    assert not held_back & _cited_threads(), "entries cite held-back threads"
+
+
 if __name__ == "__main__":
     index = SignatureIndex(signature_data(load_catalog(ROOT / "content")))
     results = {split: evaluate(split, index) for split in SPLITS}
