@@ -105,11 +105,11 @@ def _relative(from_path: str) -> Callable[[str], str]:
     return lambda target: prefix + target or "./"
 
 
-def relation_items(relations: tuple[Relation, ...], link: Callable[[str], str], labels: dict[str, str]) -> Markup:
+def relation_items(relations: tuple[Relation, ...], link: Callable[[str], str]) -> Markup:
     """Return a graph page's relations as text, one list item each: built here rather than in the
     template, as graph_svg is, because a category's page lists thousands of them."""
     return Markup("".join(
-        f'  <li><a href="{escape(link(r.source.slug))}">{escape(r.source.title)}</a> <span class="meta">{escape(labels[r.type].lower())}</span>'
+        f'  <li><a href="{escape(link(r.source.slug))}">{escape(r.source.title)}</a> <span class="meta">{escape(RELATION_LABELS[r.type].lower())}</span>'
         f' <a href="{escape(link(r.target.slug))}">{escape(r.target.title)}</a></li>\n' for r in relations))
 
 

@@ -132,7 +132,7 @@ def _read_all(port: int, lines: int, stall: float = 60.0) -> str:
     takes minutes: the wait is on its progress, not on a fixed deadline."""
     read = -1
     while True:
-        text = _scrape(port, lambda text, seen=read: _lines_read(text) > seen, timeout=stall)  # any progress (seen < lines)
+        text = _scrape(port, lambda text, seen=read: _lines_read(text) > seen, timeout=stall)  # wait for any progress
         if _lines_read(text) >= lines:
             return text
         read = _lines_read(text)

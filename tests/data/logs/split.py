@@ -36,7 +36,8 @@ def is_test(source: str) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < TEST_SHARE
 
 
-def _cited_threads() -> set[str]:
+def cited_threads() -> set[str]:
+    """Return every issue thread the content cites (an entry written from a thread has seen its logs)."""
     text = "\n".join(p.read_text(encoding="utf-8") for p in CONTENT.glob("**/*.yaml"))
     return {m.rstrip("/") for m in re.findall(r"https://github\.com/[^\s\"'#)]+/(?:issues|pull|discussions)/\d+", text)}
 
@@ -54,7 +55,7 @@ def _save(split: str, items: list[dict[str, object]]) -> None:
 
 def split(folders: list[Path], forced_dev: bool = False) -> None:
     """Move the logs of each folder into dev/ or test/ and append them to that split's manifest."""
-    cited = _cited_threads()
+    cited = cited_threads()
     splits = {name: _load(name) for name in ("dev", "test")}
     taken = {str(i["file"]) for items in splits.values() for i in items}
     batches = {folder: yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))["logs"] for folder in folders}
