@@ -94,11 +94,10 @@ def run(rank, port):
             opt.step()
             if rank == 0:
                 print(f"{name}({fused}=True): step OK", flush=True)
-        except Exception as exc:  # print what a training job would print
+        except Exception:  # print what a training job would print
             if rank == 0:
                 print(f"{name}({fused}=True): step failed", flush=True)
                 print(traceback.format_exc().rstrip().splitlines()[-1], flush=True)
-            del exc
     dist.barrier()
     dist.destroy_process_group()
 
