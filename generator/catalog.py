@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import ContentError, Problem, Waiting
-from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path
+from .loading import Content, LoadedEntry, LoadedHub, SourceMap, display_path, per_entry
 from .schema import REPRO, Category, Ledger, RelationType, ReproRecord, SampleLog, SiteConfig
 
 INVERSE: dict[str, RelationType] = {
@@ -267,9 +267,9 @@ def _index_taxonomies(catalog: Catalog) -> None:
         members["failure-modes"][entry.failure_mode].append(item.slug)
         for tag in entry.tags:
             members["tags"][tag].append(item.slug)
-        for system in {system_slug(s.name): s.name.split("(")[0].strip() for s in entry.affected_systems}.items():
-            members["systems"][system[0]].append(item.slug)
-            labels.setdefault(system[0], system[1])
+        for slug, label in _systems(item):
+            members["systems"][slug].append(item.slug)
+            labels.setdefault(slug, label)
     order = {
         "categories": sorted(catalog.categories),
         "tags": sorted(members["tags"]),
@@ -282,6 +282,12 @@ def _index_taxonomies(catalog: Catalog) -> None:
                for term in order[kind]}
         for kind in TAXONOMIES
     }
+
+
+@per_entry
+def _systems(item: LoadedEntry) -> tuple[tuple[str, str], ...]:
+    """Return an entry's affected systems as (taxonomy slug, label), each system once."""
+    return tuple({system_slug(s.name): s.name.split("(")[0].strip() for s in item.entry.affected_systems}.items())
 
 
 def _label(catalog: Catalog, kind: str, term: str, systems: dict[str, str]) -> str:

@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 
 from .catalog import Catalog, Link
 from .inputs import data_digest
+from .loading import LoadedEntry, per_entry
 
 MAX_POSTINGS = 50  # a feature shared by more entries than this says little; the cap bounds the work per entry
 TOP_SIMILAR = 5
@@ -51,8 +52,10 @@ class Graph:
     sketched: bool = False  # every sketch in `drawn` shows this graph's titles and colours (set once the pages are planned)
 
 
-def _features(catalog: Catalog, slug: str) -> dict[str, float]:
-    entry = catalog.entries[slug].entry
+@per_entry
+def _features(item: LoadedEntry) -> dict[str, float]:
+    """Return what an entry's similarity is inferred from (kept per entry file: see per_entry)."""
+    entry = item.entry
     features: dict[str, float] = {}
     for tag in entry.tags:
         features[f"tag {tag}"] = 1.0
@@ -98,7 +101,7 @@ def build_graph(catalog: Catalog, previous: Graph | None = None) -> Graph:
     are used), and its ring maps when everything they are drawn from is the same (with the same
     links, those none of whose members has a new title, category or colour)."""
     colours = {slug: _PALETTE[i % len(_PALETTE)] for i, slug in enumerate(sorted(catalog.categories))}
-    features = {slug: _features(catalog, slug) for slug in sorted(catalog.entries)}
+    features = {slug: _features(catalog.entries[slug]) for slug in sorted(catalog.entries)}
     similar = previous.similar if previous and previous.features == features else _similar(features)
     shape = (catalog.links, similar)
     basis = (shape, colours, [(slug, item.entry.title, item.entry.category) for slug, item in sorted(catalog.entries.items())])
@@ -189,6 +192,11 @@ class Sketch:
         return _layout(self)
 
     @functools.cached_property
+    def members(self) -> frozenset[str]:
+        """The entries the sketch shows (computed once per sketch)."""
+        return frozenset(s for s, _x, _y in self.position)
+
+    @functools.cached_property
     def digest(self) -> str:
         """What a page that shows this sketch depends on (computed once per sketch)."""
         return data_digest((self.position, self.facts, self.pairs, self.radius, self.centre))
@@ -213,7 +221,7 @@ def neighbourhood(catalog: Catalog, graph: Graph, slug: str) -> Sketch:
     lent = graph.drawn.get(slug)
     if lent is None:
         graph.drawn[slug] = _neighbourhood(catalog, graph, slug)
-    elif graph.restyled is None or any(s in graph.restyled for s, _x, _y in lent.position):
+    elif graph.restyled is None or not graph.restyled.isdisjoint(lent.members):
         facts = _facts(catalog, graph, (s for s, _x, _y in lent.position))
         if facts != lent.facts:
             graph.drawn[slug] = dataclasses.replace(lent, facts=facts)

@@ -103,6 +103,7 @@ class LoadedEntry(Source):
 
 
 PER_ENTRY_LIMIT = 1 << 16  # results per_entry keeps of each function (an edit adds one per function)
+_MISSING = object()
 
 
 def per_entry(fn: Callable[..., T]) -> Callable[..., T]:
@@ -116,11 +117,12 @@ def per_entry(fn: Callable[..., T]) -> Callable[..., T]:
         if not item.source.digest:  # made in memory, not read from a file
             return fn(item, *more)
         key = (item.slug, item.source.digest, *more)
-        if key not in kept:
+        found = kept.get(key, _MISSING)
+        if found is _MISSING:
             if len(kept) >= PER_ENTRY_LIMIT:
                 kept.clear()
-            kept[key] = fn(item, *more)
-        return kept[key]
+            found = kept[key] = fn(item, *more)
+        return found  # type: ignore[return-value]
 
     return cached
 
