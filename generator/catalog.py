@@ -51,9 +51,14 @@ SEVERITY_ORDER = ["critical", "high", "medium", "low"]
 FAILURE_MODES = ["hang", "crash", "slow", "divergence", "silent-corruption", "error"]
 
 
+def system_label(name: str) -> str:
+    """Return an affected system's name without its detail: 'PyTorch (ProcessGroupNCCL)' -> 'PyTorch'."""
+    return name.split("(")[0].strip()
+
+
 def system_slug(name: str) -> str:
     """Return the taxonomy slug of an affected system name: 'PyTorch (ProcessGroupNCCL)' -> 'pytorch'."""
-    return re.sub(r"[^a-z0-9]+", "-", name.split("(")[0].strip().lower()).strip("-") or "other"
+    return re.sub(r"[^a-z0-9]+", "-", system_label(name).lower()).strip("-") or "other"
 
 
 @dataclass
@@ -287,7 +292,7 @@ def _index_taxonomies(catalog: Catalog) -> None:
 @per_entry
 def _systems(item: LoadedEntry) -> tuple[tuple[str, str], ...]:
     """Return an entry's affected systems as (taxonomy slug, label), each system once."""
-    return tuple({system_slug(s.name): s.name.split("(")[0].strip() for s in item.entry.affected_systems}.items())
+    return tuple({system_slug(s.name): system_label(s.name) for s in item.entry.affected_systems}.items())
 
 
 def _label(catalog: Catalog, kind: str, term: str, systems: dict[str, str]) -> str:

@@ -18,7 +18,7 @@ from typing import cast
 
 from markupsafe import Markup, escape
 
-from .catalog import Catalog, Link
+from .catalog import Catalog, Link, system_label
 from .inputs import data_digest
 from .loading import LoadedEntry, per_entry
 
@@ -60,7 +60,7 @@ def _features(item: LoadedEntry) -> dict[str, float]:
     for tag in entry.tags:
         features[f"tag {tag}"] = 1.0
     for system in entry.affected_systems:
-        name = system.name.split("(")[0].strip().lower()
+        name = system_label(system.name).lower()
         features[f"system {name}"] = 0.5
     for sig in entry.signatures:
         features[f"signature {sig.key}"] = 2.0

@@ -103,7 +103,6 @@ class LoadedEntry(Source):
 
 
 PER_ENTRY_LIMIT = 1 << 16  # results per_entry keeps of each function (an edit adds one per function)
-_MISSING = object()
 
 
 def per_entry(fn: Callable[..., T]) -> Callable[..., T]:
@@ -117,12 +116,13 @@ def per_entry(fn: Callable[..., T]) -> Callable[..., T]:
         if not item.source.digest:  # made in memory, not read from a file
             return fn(item, *more)
         key = (item.slug, item.source.digest, *more)
-        found = kept.get(key, _MISSING)
-        if found is _MISSING:
+        try:
+            return kept[key]
+        except KeyError:
             if len(kept) >= PER_ENTRY_LIMIT:
                 kept.clear()
             found = kept[key] = fn(item, *more)
-        return found  # type: ignore[return-value]
+            return found
 
     return cached
 
