@@ -8,9 +8,16 @@ one missing:
 
     ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set
 
-The script clears the four variables, then sets them one by one to show each
+A script that reads a launcher variable itself, before init_process_group,
+fails earlier and with Python's own error instead:
+
+    KeyError: 'LOCAL_RANK'
+
+The script first reads os.environ["LOCAL_RANK"] the way many training scripts
+do, then clears the four variables, sets them one by one to show each
 message, and finally starts the same training function under torchrun
-(2 processes, gloo, 127.0.0.1), which sets them all, so it succeeds.
+(2 processes, gloo, 127.0.0.1), which sets them all (LOCAL_RANK included),
+so it succeeds.
 """
 import os
 import socket
@@ -32,16 +39,24 @@ def free_port():
 
 
 def train():
+    local_rank = int(os.environ["LOCAL_RANK"])  # what many scripts do first; torchrun sets it
     dist.init_process_group("gloo", timeout=timedelta(seconds=30))
     t = torch.ones(1)
     dist.all_reduce(t)
-    print(f"== rank {dist.get_rank()}/{dist.get_world_size()} all_reduce -> {t.item()}", flush=True)
+    print(f"== rank {dist.get_rank()}/{dist.get_world_size()} local_rank {local_rank} "
+          f"all_reduce -> {t.item()}", flush=True)
     dist.destroy_process_group()
 
 
 def main():
-    for v in VARS:
+    for v in VARS + ["LOCAL_RANK"]:
         os.environ.pop(v, None)
+    print("== plain python, the script reads os.environ['LOCAL_RANK'] itself", flush=True)
+    try:
+        int(os.environ["LOCAL_RANK"])
+    except KeyError:
+        traceback.print_exc()
+        sys.stderr.flush()
     values = {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
               "MASTER_PORT": str(free_port())}
     for v in VARS:
