@@ -18,9 +18,11 @@ Cases, CPU only, in the order they show up in training code:
 3. A model built for another input variant (a 4-channel stem, a model that
    expects concatenated conditioning channels).
 4. What is NOT this failure: the channels_last memory format, a missing batch
-   dimension (rank message), and mixed grayscale/RGB samples stopping in the
-   DataLoader's collate before any convolution runs.
-5. torch.compile sees the same check while tracing.
+   dimension (rank message), mixed grayscale/RGB samples stopping in the
+   DataLoader's collate before any convolution runs, and a checkpoint of
+   another variant stopping in load_state_dict.
+5. torch.compile sees the same check while tracing (with dynamic=True the
+   input shape in the message has symbolic sizes such as s0).
 6. Confirm: forward pre-hooks name the convolution and compare dim 1 with
    in_channels before the kernel runs.
 7. Fixes, all of which run.
@@ -122,8 +124,13 @@ def main():
     run("4c. not this failure: grayscale and RGB samples in one batch stop in collate",
         lambda: next(iter(DataLoader(mixed, batch_size=2))))
 
+    four_ckpt = nn.Conv2d(4, 16, 3, padding=1).state_dict()  # checkpoint of a 4-channel variant
+    run("4d. not this failure: that checkpoint loaded into an RGB stem stops in load_state_dict",
+        lambda: stem().load_state_dict(four_ckpt))
     compiled = torch.compile(nn.Sequential(stem(), nn.ReLU()), backend="eager")
     run("5. torch.compile(backend='eager') on a grayscale batch", lambda: compiled(gray))
+    dyn = torch.compile(nn.Sequential(stem(), nn.ReLU()), backend="eager", dynamic=True)
+    run("5b. the same with dynamic=True: the input shape is printed with symbolic sizes", lambda: dyn(gray))
 
     handles = check_conv_inputs(stale)
     run("6. confirm: forward pre-hooks on every conv", lambda: stale(rgb))
