@@ -12,13 +12,14 @@ its own folder (node0/, node1/) before touching the data, so the relative path
 a cluster whose data folder is a local disk on each node. The protocol of the
 frameworks is replayed with their file names (not their code):
 
-1. Megatron-DeepSpeed and legacy Megatron-LM from 23.06: rank 0 writes
+1. Megatron-DeepSpeed (since July 2023) and legacy Megatron-LM 23.06: rank 0 writes
    data/index-cache/<md5>_doc_idx.npy (and _sample_idx, _shuffle_idx), an
    all_reduce of a success count is the barrier, then everyone loads.
 2. Megatron Core (core_v0.7.0 and later): rank 0 writes
    <prefix>/cache/GPTDataset_indices/<md5>-GPTDataset-train-document_index.npy
-   (and sample_index, shuffle_index, description.txt), barrier, then the other
-   ranks find no cache, do not build (only rank 0 builds) and load.
+   (and sample_index, shuffle_index, description.txt) and keeps the arrays it
+   built, barrier, then the other ranks find no cache, do not build (only
+   rank 0 builds) and load.
 3. GPT-NeoX and Megatron-LM up to 23.04: rank 0 writes
    <prefix>_train_indexmap_<N>ns_<L>sl_<seed>s_doc_idx.npy next to the data.
 
@@ -91,13 +92,17 @@ def scenario_core_style(rank, cache=None):
     base = os.path.join(cache, f"{desc_hash}-GPTDataset-train-")
     paths = [base + f"{kind}_index.npy" for kind in ("document", "sample", "shuffle")]
     cache_hit = all(map(os.path.isfile, paths + [base + "description.txt"]))
-    if rank == 0 and not cache_hit:
+    built = rank == 0 and not cache_hit
+    if built:
         print("Build and save the GPTDataset train indices", flush=True)
         save_all(paths)
         with open(base + "description.txt", "w") as f:
             f.write("GPTDataset\n")
     dist.barrier()  # BlendedMegatronDatasetBuilder: rank 0 first, barrier, then the others
-    load_all(rank, paths)
+    if built:  # from core_v0.5.0 the builder keeps the arrays it computed
+        print(f"rank {rank}: uses the indices it built", flush=True)
+    else:
+        load_all(rank, paths)
 
 
 def scenario_neox_style(rank, builder_per_node=False):
@@ -123,7 +128,7 @@ def worker(rank, port, root):
 
     os.chdir(node_dir)
     if rank == 0:
-        print("== 1. Megatron-DeepSpeed / legacy Megatron-LM 23.06+ names, node-local data folder", flush=True)
+        print("== 1. Megatron-DeepSpeed / legacy Megatron-LM 23.06 names, node-local data folder", flush=True)
     dist.barrier()
     scenario_deepspeed_style(rank)
     dist.barrier()
