@@ -32,6 +32,7 @@ GPT-NeoX's use_shared_fs: false does). Observed with torch 2.13.0+cpu.
 import hashlib
 import os
 import socket
+import tempfile
 
 import numpy as np
 import torch
@@ -65,11 +66,9 @@ def load_all(rank, paths):
         print(f"rank {rank}: np.load failed:\n{type(exc).__name__}: {exc}", flush=True)
 
 
-def wait_for_rank0(builders_ok):
+def wait_for_rank0():
     # the frameworks' "barrier": an all_reduce of 1 (or of a success flag) per rank
-    counts = torch.tensor([int(builders_ok)])
-    dist.all_reduce(counts)
-    return counts.item() == WORLD
+    dist.all_reduce(torch.ones(1))
 
 
 def scenario_deepspeed_style(rank):
@@ -81,7 +80,7 @@ def scenario_deepspeed_style(rank):
     if rank == 0 and not all(map(os.path.isfile, paths)):
         print(" > WARNING: could not find index map files, building the indices on rank 0 ...", flush=True)
         save_all(paths)
-    wait_for_rank0(True)
+    wait_for_rank0()
     load_all(rank, paths)
 
 
@@ -109,13 +108,12 @@ def scenario_neox_style(rank, builder_per_node=False):
     prefix = "data/corpus_text_document"
     name = f"{prefix}_train_indexmap_{SAMPLES}ns_{SEQ}sl_{SEED}s"
     paths = [f"{name}_{kind}_idx.npy" for kind in ("doc", "sample", "shuffle")]
-    local_rank = 0  # one process per "node" here
-    builds = (local_rank == 0) if builder_per_node else (rank == 0)
+    builds = builder_per_node or rank == 0  # every process is local rank 0 of its "node" here
     if builds and not all(map(os.path.isfile, paths)):
         if rank == 0:  # print_rank_0: a builder on another node builds silently
             print(" > WARNING: could not find index map files, building the indices on rank 0 ...", flush=True)
         save_all(paths)
-    wait_for_rank0(True)
+    wait_for_rank0()
     load_all(rank, paths)
 
 
@@ -127,32 +125,21 @@ def worker(rank, port, root):
     os.makedirs(shared_dir, exist_ok=True)
 
     os.chdir(node_dir)
-    if rank == 0:
-        print("== 1. Megatron-DeepSpeed / legacy Megatron-LM 23.06 names, node-local data folder", flush=True)
-    dist.barrier()
-    scenario_deepspeed_style(rank)
-    dist.barrier()
-    if rank == 0:
-        print("== 2. Megatron Core names, default cache under the node-local data prefix", flush=True)
-    dist.barrier()
-    scenario_core_style(rank)
-    dist.barrier()
-    if rank == 0:
-        print("== 3. GPT-NeoX / Megatron-LM <= 23.04 names, next to the node-local data", flush=True)
-    dist.barrier()
-    scenario_neox_style(rank)
-    dist.barrier()
-
-    if rank == 0:
-        print("== fix A: a cache folder on storage every node sees (--data-cache-path)", flush=True)
-    dist.barrier()
-    scenario_core_style(rank, cache=os.path.join(shared_dir, "index-cache"))
-    dist.barrier()
-    if rank == 0:
-        print("== fix B: one builder per node (GPT-NeoX use_shared_fs: false)", flush=True)
-    dist.barrier()
-    scenario_neox_style(rank, builder_per_node=True)
-    dist.barrier()
+    steps = [
+        ("1. Megatron-DeepSpeed / legacy Megatron-LM 23.06 names, node-local data folder", scenario_deepspeed_style),
+        ("2. Megatron Core names, default cache under the node-local data prefix", scenario_core_style),
+        ("3. GPT-NeoX / Megatron-LM <= 23.04 names, next to the node-local data", scenario_neox_style),
+        ("fix A: a cache folder on storage every node sees (--data-cache-path)",
+         lambda r: scenario_core_style(r, cache=os.path.join(shared_dir, "index-cache"))),
+        ("fix B: one builder per node (GPT-NeoX use_shared_fs: false)",
+         lambda r: scenario_neox_style(r, builder_per_node=True)),
+    ]
+    for title, scenario in steps:
+        if rank == 0:
+            print(f"== {title}", flush=True)
+        dist.barrier()
+        scenario(rank)
+        dist.barrier()
     dist.destroy_process_group()
 
 
@@ -161,8 +148,8 @@ def main():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    root = os.path.abspath("idx-cache-repro")
-    mp.spawn(worker, args=(port, root), nprocs=WORLD, join=True)
+    with tempfile.TemporaryDirectory() as root:  # fresh "nodes" on every run: a cache left from the last run hides the failure
+        mp.spawn(worker, args=(port, root), nprocs=WORLD, join=True)
 
 
 if __name__ == "__main__":
