@@ -10,8 +10,10 @@ the losing rank is always rank 1:
 2. A slower rank writes its file after the rename, which re-creates the staging folder,
    then renames it onto the now non-empty final folder:
        OSError: [Errno 39] Directory not empty: 'out/tmp-checkpoint-20' -> 'out/checkpoint-20'
-3. Every rank deletes the checkpoints beyond the limit (the deletion line of Transformers
-   4.25.1 `_rotate_checkpoints`). Rank 0 deletes them; rank 1's rmtree finds nothing:
+3. Every rank deletes the checkpoints beyond the limit with `shutil.rmtree(checkpoint)`, the
+   line Transformers 4.25.1 runs on every rank in its end-of-training deletion (its
+   `_rotate_checkpoints` runs only where `should_save` is true, so it meets this race only with
+   several such processes on one folder). Rank 0 deletes them; rank 1's rmtree finds nothing:
        FileNotFoundError: [Errno 2] No such file or directory: 'out/checkpoint-10'
 4. The fix: one process renames and rotates, the others wait at a barrier. No error.
 """
