@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -350,6 +351,16 @@ def test_cli_reads_standard_input_and_a_built_sites_signatures(index: SignatureI
     run = subprocess.run([sys.executable, "-m", "generator", "diagnose", "--signatures", "a.log", "a.log"],
                          capture_output=True, cwd=elsewhere, check=False)
     assert run.returncode == 2 and run.stderr.startswith(b"error: a.log: cannot read signatures")
+
+
+def test_cli_stops_quietly_when_the_reader_of_its_output_goes_away(index: SignatureIndex, tmp_path: Path) -> None:
+    read, write = os.pipe()
+    run = subprocess.Popen([sys.executable, "-m", "generator", "diagnose", "-"], stdin=subprocess.PIPE, stdout=write,
+                           stderr=subprocess.PIPE, cwd=tmp_path)
+    os.close(write)
+    os.close(read)  # the reader is gone before a line is written, as with `| head` once it has its lines
+    _, err = run.communicate(_log(f"[rank2]: {OOM}"))
+    assert run.returncode == 141 and err == b""
 
 
 def test_cli_outside_the_project_uses_the_content_it_was_installed_from(tmp_path: Path) -> None:
