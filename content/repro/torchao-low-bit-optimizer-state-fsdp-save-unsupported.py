@@ -24,7 +24,11 @@ the optimizer state dict the way a checkpoint save does:
 
 Observed with torch 2.13.0+cpu and torchao 0.18.0 (FSDP1: new_zeros and cat;
 FSDP2: saved) and torchao 0.5.0 (FSDP1: aten.new_zeros.default; FSDP2:
-aten.is_pinned.default). 15 to 30 s, most of it torch.compile of the step.
+aten.is_pinned.default). With torchao 0.6.1 the new_zeros case ends in
+"ValueError: too many values to unpack (expected 2)" raised while torchao
+builds the message (fixed in 0.7.0). verify-repro records only the torch
+version; the recorded run used torchao 0.18.0. 15 to 30 s, most of it
+torch.compile of the step.
 """
 import os
 import socket
