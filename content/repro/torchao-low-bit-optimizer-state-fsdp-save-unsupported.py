@@ -1,7 +1,7 @@
 """Reproduce saving a torchao low-bit optimizer's state under FSDP, on CPU.
 
-Needs torchao next to torch (pip install torchao; it is not in the project's
-torch venv: install it into a venv of its own). Two gloo ranks train a tiny
+Needs torchao next to torch (the project's torch venv, made by .ci/run, has
+torchao 0.18.0; elsewhere: pip install torchao). Two gloo ranks train a tiny
 model for one step with torchao's 8-bit or 4-bit AdamW, whose exp_avg and
 exp_avg_sq are OptimState8bit / OptimState4bit tensor subclasses, then ask for
 the optimizer state dict the way a checkpoint save does:
