@@ -10,8 +10,11 @@ Naming only TRITON leaves nothing a CPU tensor can use, so lowering fails with
   max_autotune_gemm_backends config (defined in torch/_inductor/config.py) to allow at least one choice.
 
 (PyTorch 2.4 to 2.9 print 'No choices to select, please consider adding ATEN into ...'
-without the 'Provided reason' part; 2.1 to 2.3 raise a plain RuntimeError with that text.)
-Then the same functions compile once ATEN is back in the list. The script exits 0.
+without the 'Provided reason' part; 2.1 to 2.3 raise a plain RuntimeError with that text.
+On 2.4 to 2.7 an empty matmul list falls back to ATen with a warning instead, while
+autotune_fallback_to_aten is on, its default; the script targets 2.13.)
+Then the matmul is compiled again with ATEN back in the list, and compiles (the
+convolution is not retried, to keep the run short). The script exits 0.
 """
 import os
 import tempfile
