@@ -143,8 +143,8 @@ def test_dev_and_test_figures() -> None:
     dev, test = figures(evaluate("dev", index)), figures(evaluate("test", index))
     assert test.logs >= 80 and dev.logs + test.logs >= 200
     # Floors a little under the figures last measured; a drop means a regression. Measured on
-    # 2026-12-03, twentieth session (954 test logs, 924 dev logs; blind batches fresh84-fresh87
-    # joined both splits): test top-1 77.4%, top-3 79.0%; dev 91.7%, 91.9%.
+    # 2026-12-03, twentieth session (934 test logs, 944 dev logs; blind batches fresh84-fresh87
+    # joined both splits, 20 test logs moved to dev): test top-1 77.3%, top-3 78.7%; dev 91.5%, 91.8%.
     assert test.top1 >= 0.77 and test.top3 >= 0.78, test.line("test")
     assert dev.top1 >= 0.90 and dev.top3 >= 0.90, dev.line("dev")
     # Three held-back healthy runs of the thirteenth session's blind batches are answered with an
