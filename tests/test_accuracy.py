@@ -168,6 +168,16 @@ def test_every_log_exists_and_is_listed_once() -> None:
     assert not dev_threads & {i["source"] for i in manifest("test")}, "a thread is in both splits"
 
 
+def test_class_mappings_name_live_entries_and_only_classes_that_need_one() -> None:
+    """classes.yaml maps a collector's class to the entries written for it since: every slug it
+    names must be a live entry (a renamed entry would otherwise leave its logs counted as covered
+    and never answered right), and a class named exactly like an entry needs no line."""
+    slugs = {p.stem for p in (ROOT / "content" / "failures").glob("*.yaml")}
+    mappings = yaml.safe_load((LOGS / "classes.yaml").read_text(encoding="utf-8"))
+    assert not {s for targets in mappings.values() for s in targets} - slugs, "classes.yaml names no such entry"
+    assert not {c for c, targets in mappings.items() if targets == [c]}, "a class mapped to its own slug"
+
+
 def test_no_entry_cites_a_held_back_thread() -> None:
     """An entry written from a test log's thread has seen that log: such a log moves to dev
     (split.py --to-dev); a thread cited before the log was collected goes to dev when split."""
