@@ -24,7 +24,9 @@ short, as an interrupted upload, copy or download leaves it. Five parts run:
 4. An empty shard and a shard that is not a tar at all (an HTML error page
    saved under the shard's name): tarfile.open fails at once, with
    'empty file' and 'invalid header'. A shard cut inside a member's header
-   (after its pax extended header) fails with 'truncated header'.
+   (after its pax extended header) fails with 'truncated header', and one cut
+   inside the pax record itself with 'empty header' (Python 3.10 and later;
+   3.8 and 3.9 say 'missing or bad subsequent header' for both).
 5. A scan that reads every member of every shard and also checks for tar's
    end-of-archive marker (two zero blocks), which is what catches the cut of
    part 3.
@@ -148,8 +150,17 @@ def main():
     print(f"\n== 4c. a shard cut inside the header of {name}")
     read_all([torn])
 
+    # a shard cut inside the pax record (extended header and its data block) of a member
+    torn_pax = os.path.join(tmp, "shard-torn-pax.tar")
+    write_shard(torn_pax)
+    name, offset, offset_data, size = member_offsets(torn_pax)[6]
+    with open(torn_pax, "r+b") as f:
+        f.truncate(offset + 512 + 188)
+    print(f"\n== 4d. a shard cut inside the pax record of {name}")
+    read_all([torn_pax])
+
     print("\n== 5. scan")
-    for line in scan(shards + [empty, html, torn]):
+    for line in scan(shards + [empty, html, torn, torn_pax]):
         print("BAD", line)
 
 
