@@ -35,10 +35,12 @@ scratch folder. Then:
 7. The pre-flight check that catches all of the above: count the files each
    pattern resolves to before calling load_dataset.
 """
+import atexit
 import glob
 import io
 import json
 import os
+import shutil
 import sys
 import tarfile
 import tempfile
@@ -47,6 +49,7 @@ import traceback
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 scratch = tempfile.mkdtemp(prefix="wds-empty-")
+atexit.register(shutil.rmtree, scratch, ignore_errors=True)
 os.environ["HF_HOME"] = os.path.join(scratch, "hf-home")
 os.environ["HF_DATASETS_CACHE"] = os.path.join(scratch, "hf-cache")
 
