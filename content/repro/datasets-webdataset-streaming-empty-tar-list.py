@@ -26,9 +26,11 @@ scratch folder. Then:
    only building it as a Dataset fails ('Instruction "validation" corresponds
    to no data!'); asking for split="train" alone succeeds.
 5. A local dataset folder whose README.md `configs` point the validation split
-   at a folder with no tar: the same IndexError.
+   at a folder with no tar: the per-split format inference stops first, with
+   "Couldn't infer the same data file format for all splits" and (None, {})
+   for validation.
 6. The neighbours: a non-glob path that does not exist (FileNotFoundError
-   "Unable to find"), a data_dir with no data file (EmptyDatasetError), a
+   "Unable to find"), a dataset folder with no data file (EmptyDatasetError), a
    folder whose data_files patterns all match nothing (DataFilesNotFoundError)
    and a builder created without data_files ("At least one data file must be
    specified").
