@@ -1,6 +1,6 @@
 """ds_to_universal on ZeRO checkpoints written with SGD(momentum): state key 'momentum_buffer', not 'exp_avg'.
 
-Needs DeepSpeed (checked with 0.19.5) next to PyTorch; runs on CPU, one process, gloo.
+Needs DeepSpeed (checked with 0.19.5 and 0.19.4) next to PyTorch; runs on CPU, one process, gloo.
 """
 import os
 import sys
