@@ -4,7 +4,8 @@ Run once per batch of newly collected logs: `python tests/data/logs/split.py inc
 (folders under tests/data/logs/, each with a manifest.yaml). Every log of one thread lands
 in the same split. A thread goes to dev when
 - its log was used before the split (the `public/` and `repro/` sets the signatures were
-  written from), or an entry already cites it (an entry's example lines may come from it);
+  written from), an entry already cites it (an entry's example lines may come from it), or
+  another log of it is already in dev;
 - otherwise by the seeded hash below: sha256(SEED + ":" + thread URL) < TEST_SHARE -> test.
 Signatures and ranking are tuned on dev only. A test log opened to fix a miss moves to dev
 (`--to-dev FILE [REASON]`) and is replaced by a newly collected one; so does a test log
@@ -66,10 +67,11 @@ def split(folders: list[Path], forced_dev: bool = False) -> None:
         if clash := sorted(n for n in names if n in taken or names.count(n) > 1):
             raise SystemExit(f"{folder}: a log of that name is already in a split: {', '.join(clash)}")
         taken.update(names)
+    in_dev = {str(i["source"]).rstrip("/") for i in splits["dev"]}  # a thread never sits in both splits
     for folder, items in batches.items():
         for item in items:
             source = str(item["source"]).rstrip("/")
-            name = "dev" if forced_dev or source in cited or not source.startswith("https://") or not is_test(source) else "test"
+            name = "dev" if forced_dev or source in in_dev or source in cited or not source.startswith("https://") or not is_test(source) else "test"
             (LOGS / name).mkdir(exist_ok=True)
             (folder / str(item["file"])).rename(LOGS / name / str(item["file"]))
             item.setdefault("group", folder.name)
