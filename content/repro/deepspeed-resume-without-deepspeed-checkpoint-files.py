@@ -1,7 +1,8 @@
 """DeepSpeed engine.load_checkpoint on folders without DeepSpeed's own files ('latest', global_step<N>/).
 
 Needs DeepSpeed (checked with 0.19.4) next to PyTorch; runs on CPU, one process, gloo.
-If transformers is importable (checked with 5.25.0), also calls its deepspeed_load_checkpoint.
+If transformers is importable (checked with 5.25.0, its wheel and dependencies on PYTHONPATH),
+also calls its deepspeed_load_checkpoint; without it that part is skipped.
 """
 import os
 import sys
@@ -16,11 +17,11 @@ import deepspeed
 deepspeed.init_distributed(dist_backend="gloo")
 
 
-def engine(universal=False):
+def engine(universal=False, stage=2):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    config = {"train_batch_size": 2, "zero_optimization": {"stage": 2}, "zero_allow_untested_optimizer": True}
+    config = {"train_batch_size": 2, "zero_optimization": {"stage": stage}, "zero_allow_untested_optimizer": True}
     if universal:
         config["checkpoint"] = {"load_universal": True}
     return deepspeed.initialize(model=model, optimizer=opt, config=config)[0]
@@ -59,6 +60,20 @@ show("same folder, tag='global_step2', load_module_only=True",
      lambda: fresh.load_checkpoint(full, tag="global_step2", load_module_only=True))
 show("tag that has no folder", lambda: fresh.load_checkpoint(full, tag="global_step999"))
 show("weights-only folder, load_universal", lambda: engine(universal=True).load_checkpoint(weights))
+
+# ZeRO-3: load_optimizer_states=False rebuilds the weights through zero_to_fp32 from load_dir without the tag,
+# so an explicit tag does not help when 'latest' is missing
+z3 = engine(stage=3)
+z3.backward(z3(torch.randn(2, 8)).pow(2).mean())
+z3.step()
+full3 = os.path.join(work, "zero3")
+z3.save_checkpoint(full3)
+os.remove(os.path.join(full3, "latest"))
+show("ZeRO-3 without 'latest', tag='global_step1', load_module_only=True",
+     lambda: engine(stage=3).load_checkpoint(full3, tag="global_step1", load_module_only=True))
+show("ZeRO-3 without 'latest', tag='global_step1', load_optimizer_states=False",
+     lambda: engine(stage=3).load_checkpoint(full3, tag="global_step1", load_optimizer_states=False,
+                                             load_lr_scheduler_states=False))
 
 try:
     from transformers.integrations.deepspeed import deepspeed_load_checkpoint
