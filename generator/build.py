@@ -88,7 +88,7 @@ class Memory:
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
     graph: Graph | None = None
     views: tuple[Graph, Planned] | None = None  # the views planned on `graph`, for the next plan
-    files: dict[Path, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
+    files: dict[str, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
     serving: bool = False  # a long-running process: entries and graph stay here, rendered prose is kept for the next build
 
 
@@ -109,7 +109,7 @@ def _load_graph(path: Path, code: str) -> Graph | None:
 
 
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
-                 digests: dict[Path, str] | None = None) -> Catalog:
+                 digests: dict[str, str] | None = None) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
     drafts=True; every entry is checked either way (raises ContentError)."""
     if not content_dir.is_dir():

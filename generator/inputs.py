@@ -41,7 +41,7 @@ class BuildOptions:
 class Fingerprint:
     code: str  # the generator's code, templates and assets
     inputs: str  # the code, the content folder and the options that change the output
-    files: dict[Path, FileDigest] = field(default_factory=dict, compare=False)  # each content file's, by path
+    files: dict[str, FileDigest] = field(default_factory=dict, compare=False)  # each content file's, by path (a string: a Path per file costs more than its stat)
 
 
 FileDigest = tuple[tuple[int, int, int], str]  # (mtime_ns, size, inode) when read, digest of the bytes
@@ -65,8 +65,8 @@ def data_digest(data: object) -> str:
     return hashlib.sha1(buffer.getvalue()).hexdigest()
 
 
-def files_digest(paths: list[Path], extra: str, files: dict[Path, FileDigest] | None = None,
-                 known: dict[Path, FileDigest] | None = None) -> str:
+def files_digest(paths: list[Path], extra: str, files: dict[str, FileDigest] | None = None,
+                 known: dict[str, FileDigest] | None = None) -> str:
     """Return a digest of every file under paths (names and bytes) and extra; each file's own
     digest goes into files. A file whose mtime, size and inode are those `known` (a previous
     call's files, in `serve`) recorded is not read again."""
@@ -75,21 +75,21 @@ def files_digest(paths: list[Path], extra: str, files: dict[Path, FileDigest] | 
         for name, file, status in _regular_files(root):
             stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
             seen = known.get(file) if known else None
-            digest = seen[1] if seen and seen[0] == stamp else hashlib.sha1(file.read_bytes()).hexdigest()
+            digest = seen[1] if seen and seen[0] == stamp else hashlib.sha1(Path(file).read_bytes()).hexdigest()
             if files is not None:
                 files[file] = stamp, digest
             h.update(name.encode() + b"\0" + digest.encode() + b"\0")
     return h.hexdigest()
 
 
-def _regular_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
+def _regular_files(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
     """Yield (name relative to root, path, status) of every regular file under root: a folder's
     files by name, then its subfolders by name; __pycache__ is left out."""
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
         where = os.path.relpath(folder, root).replace(os.sep, "/")
         for name in sorted(names):
-            path = Path(folder, name)
+            path = os.path.join(folder, name)
             try:
                 status = os.stat(path)
             except OSError:  # a broken link
@@ -98,11 +98,11 @@ def _regular_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
                 yield (name if where == "." else f"{where}/{name}"), path, status
 
 
-def fingerprint(options: BuildOptions, known: dict[Path, FileDigest] | None = None) -> Fingerprint:
+def fingerprint(options: BuildOptions, known: dict[str, FileDigest] | None = None) -> Fingerprint:
     """Return the fingerprint of what a build with these options reads (known: the content
     files of a previous fingerprint, whose unchanged files are not read again)."""
     code = files_digest([options.templates, GENERATOR], "")
-    files: dict[Path, FileDigest] = {}
+    files: dict[str, FileDigest] = {}
     extra = f"{code}:{sorted(options.site.items())}:{options.search}:{options.drafts}"
     return Fingerprint(code, files_digest([options.content], extra, files, known), files)
 

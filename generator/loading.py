@@ -233,10 +233,10 @@ class EntryCache:
 
 
 def load_content(content_dir: Path, display_root: Path | None = None, cache: EntryCache | None = None, jobs: int = 1,
-                 digests: dict[Path, str] | None = None) -> Content:
+                 digests: dict[str, str] | None = None) -> Content:
     """Return the validated content of a content folder with every problem found (entry files
     not in the cache are read by `jobs` processes when there are many; digests: of files whose
-    bytes the caller has read already)."""
+    bytes the caller has read already, by path as a string)."""
     root = content_dir.resolve()
     base = (display_root or Path.cwd()).resolve()
     content = Content(root=content_dir)
@@ -272,7 +272,7 @@ def load_content(content_dir: Path, display_root: Path | None = None, cache: Ent
     digests = digests or {}
     shown = display_path(content_dir / "failures", base) + "/"  # of every entry file: display_path's, made once
     shown = "" if shown == "./" else shown
-    found = {path: cache.find(path, root, shown + path.name, digests.get(path)) if cache else None for path in paths}
+    found = {path: cache.find(path, root, shown + path.name, digests.get(str(path))) if cache else None for path in paths}
     misses = [path for path in paths if found[path] is None]  # read and checked in parallel when there are many
     read = dict(zip(misses, run_parallel([functools.partial(_load_entry, path, root, base) for path in misses], jobs)))
     for path in paths:
