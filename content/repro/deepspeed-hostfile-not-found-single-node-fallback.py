@@ -1,7 +1,7 @@
 """The deepspeed launcher does not find its hostfile and shrinks a multi-node job to this machine.
 
 Runs the real launcher (deepspeed.launcher.runner, what the `deepspeed` command calls) on CPU
-three times, from a scratch folder that holds no file named `hostfile`:
+four times, from a scratch folder that holds no file named `hostfile`:
 
 1. `--hostfile hostfile --master_addr 10.0.0.1`: the path does not exist, so the runner logs
    "Unable to find hostfile, will proceed with training with local resources only.", builds a
@@ -15,7 +15,8 @@ three times, from a scratch folder that holds no file named `hostfile`:
    localhost-only pool with "ValueError: Hostname 'worker-1' not found in hostfile".
 
 Needs DeepSpeed next to PyTorch (recorded with torch 2.13.0 CPU and deepspeed 0.19.4; the
-runner's wording is the same from 0.3.0 to 0.19.5). DS_ACCELERATOR=cpu makes the launcher count
+runner's wording is the same from 0.3.0 to 0.19.5, and in 0.1.0-0.2.0 under
+deepspeed/pt/deepspeed_run.py). DS_ACCELERATOR=cpu makes the launcher count
 CPU "devices" instead of GPUs.
 """
 import os
