@@ -11,6 +11,7 @@ Signatures and ranking are tuned on dev only; test figures are the ones to quote
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -112,9 +113,15 @@ def figures(outcomes: list[Outcome]) -> Figures:
     positives = [o for o in outcomes if o.has_entry]
     negatives = [o for o in outcomes if o.failure == "none"]
     classes = {o.failure: o.has_entry for o in outcomes if o.failure != "none"}
-    return Figures(len(outcomes), len(positives), sum(o.top1 for o in positives) / len(positives),
-                   sum(o.top3 for o in positives) / len(positives), len(negatives), sum(bool(o.ranked) for o in negatives),
-                   len(classes), sum(classes.values()) / len(classes))
+    return Figures(len(outcomes), len(positives), _share(sum(o.top1 for o in positives), len(positives)),
+                   _share(sum(o.top3 for o in positives), len(positives)), len(negatives), sum(bool(o.ranked) for o in negatives),
+                   len(classes), _share(sum(classes.values()), len(classes)))
+
+
+def _share(count: int, total: int) -> float:
+    """Return count / total; NaN (printed "nan%", failing every floor) for a set with nothing to count,
+    such as a blind batch in which no failure has an entry."""
+    return count / total if total else math.nan
 
 
 def reliability(outcomes: list[Outcome]) -> list[tuple[str, int, float | None]]:
