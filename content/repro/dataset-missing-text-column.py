@@ -6,20 +6,23 @@ torch environment works (`pip install trl==1.16.0 transformers accelerate
 datasets` there), or PYTHONPATH pointing at a folder that holds them. Nothing is
 downloaded at run time: the model is a one-layer GPT-2 built from a config and
 the tokenizer a word-level `tokenizers` object built in memory. Runs on the CPU
-in a few seconds per case; checked with TRL 0.11.4, 0.12.2 and 1.16.0.
+in a few seconds per case; checked with TRL 0.11.4, 0.12.2 and 1.16.0 (and
+with 0.9.6 and 0.18.2 by the audit).
 
 Cases:
 1. Columns `question`/`answer`, nothing configured: TRL 0.12 and later read the
    default `dataset_text_field="text"` and stop with KeyError: 'text' in the
    tokenizing map, inside the SFTTrainer constructor (0.11.x refuses earlier
    with its "You need to provide either `dataset_text_field` or
-   `formatting_func`" ValueError).
+   `formatting_func`" ValueError, and 0.9.x looks up the unset field and
+   stops with KeyError: None).
 2. `dataset_text_field` names a column the dataset does not have: KeyError
    with that name.
 3. The same dataset as 1 with packing=True: the same KeyError (up to 0.14 the
    packer's generator fails inside `Dataset.from_generator`, which TRL turns
-   into "Error occurred while packing the dataset").
-4. A `text` column that holds integers: from TRL 0.19 the EOS step calls
+   into "Error occurred while packing the dataset"; 0.11 and older, with no
+   field set, stop earlier with a ValueError asking for one).
+4. A `text` column that holds integers: from TRL 0.17 the EOS step calls
    `.endswith` on it (AttributeError); older releases hand it to the tokenizer,
    which refuses it with "text input must be of type `str` ...".
 5. A fix that names the wrong source column: datasets' rename_column raises
@@ -27,7 +30,7 @@ Cases:
 6-9. The fixes: rename_column to `text`, dataset_text_field set to the real
    column, a formatting_func, and the conversational `messages` format. Each
    trains one step (the rename alone is not enough on 0.11 and older, whose
-   dataset_text_field has no default: that case ends in the same ValueError).
+   dataset_text_field has no default: that case ends in the same error as 1).
 """
 import inspect
 import os
