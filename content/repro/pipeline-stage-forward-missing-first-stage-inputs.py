@@ -6,7 +6,8 @@ in two fresh (forked) processes; a rank that fails prints its own traceback and 
 so its peer, blocked in a receive, fails next with gloo's "Connection closed by
 peer" (printed as a one-line summary here). The script exits 0.
 
-What torch 2.13.0 prints (the comments name what 2.6.0 to 2.11.0 print instead):
+What torch 2.13.0 prints (the notes in parentheses name what earlier releases print
+instead, read from their source, not run):
 
 1. first-stage-no-inputs: rank 0 calls schedule.step() without the batch; the
    stage was built without input_args, so metadata inference calls the first
@@ -27,6 +28,9 @@ What torch 2.13.0 prints (the comments name what 2.6.0 to 2.11.0 print instead):
 6. traced-first-stage-no-inputs: pipeline() + build_stage, rank 0 calls step():
      [Stage 0] failed to run forward: ... TypeError: forward() missing 1 required
      positional argument: 'x'
+   (2.4.0 to 2.11.0: the input check against the traced example runs first:
+   PipeliningShapeError: Stage 0 forward inputs: Number of values (0) does not
+   match expected number (1))
 7. inputs-on-last-stage: the last stage also passes the batch to step();
    2.12.0 and later ignore it (2.6.0 to 2.11.0, stage built without input_args:
    AssertionError: Can't supply input args for shape inference on non-first stage)
