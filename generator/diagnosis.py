@@ -489,7 +489,9 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     top = roots[0] if roots else None
     causes = _causes(index, top) if top else []
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
-    collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes]
+    # Nor does one whose cause printed only its routine lines here: those lines are what it left behind.
+    collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes
+                  and not _causes_present(index, s, [r.slug for r in routine])]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
     collateral.sort(key=lambda s: (s not in downstream, _specificity(hits[s]) < SPECIFIC, hits[s].first, -hits[s].specificity,
                                    -hits[s].count, _id(index, s)))

@@ -330,7 +330,9 @@ function createDiagnosisEngine(data) {
       (s) => -hits.get(s).count, (s) => entry(s).id));
     const top = roots.length ? roots[0] : null;
     const causes = top ? causesOf(top) : [];
-    const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s));
+    // Nor does one whose cause printed only its routine lines here: those lines are what it left behind.
+    const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s)
+      && !causesOf(s).some((c) => c !== s && routine.some((r) => r.slug === c)));
     const downstream = new Set(collateral.filter(present));
     collateral.sort(cmp((s) => !downstream.has(s), (s) => specificity(hits.get(s)) < R.specific, (s) => hits.get(s).first,
       (s) => -hits.get(s).spec, (s) => -hits.get(s).count, (s) => entry(s).id));
