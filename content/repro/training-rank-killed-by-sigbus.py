@@ -14,7 +14,7 @@ error" and its stack first.
 1. under torchrun (torch.distributed.run, 2 workers): the elastic agent logs
        failed (exitcode: -7) local_rank: 1 (pid: N) of binary: .../python
    and the ChildFailedError summary shows
-       exitcode  : -7 (pid: N) (SIGBUS)        (2.13; no "(SIGBUS)" before)
+       exitcode  : -7 (pid: N)  (SIGBUS)       (2.13.0; 2.0 ends at the pid)
        traceback : Signal 7 (SIGBUS) received by PID N
 2. under torch.multiprocessing.spawn (2 processes): the parent raises
        torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGBUS
