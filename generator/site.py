@@ -72,7 +72,8 @@ class Staging:
             shutil.rmtree(stale, ignore_errors=True)  # left behind by a build that was killed
         self.folder = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.new-", dir=self.out.parent))
         self.written: set[str] = set()
-        self._made: set[Path] = set()
+        self._made: set[Path] = {self.folder}
+        self._moves: list[tuple[Path, str]] = []  # a delta's files, staged flat (no folder per page), and their paths
 
     def __enter__(self) -> Self:
         return self
@@ -88,7 +89,9 @@ class Staging:
         if path in self.written:
             raise GeneratorError(f"two pages would be written to {path}")
         self.written.add(path)
-        _put(self.folder / path, data, self._made)
+        if self.delta:
+            self._moves.append((self.folder / str(len(self._moves)), path))
+        _put(self._moves[-1][0] if self.delta else self.folder / path, data, self._made)
 
     def page(self, page: Page) -> None:
         if not (self.delta and page.reuse):
@@ -99,7 +102,7 @@ class Staging:
         old index stays). Whole: index the pages with Pagefind (or keep the old index when
         reuse_search says no indexed page changed), mark the folder as ours and swap it in."""
         if self.delta:
-            _apply(self.folder, self.out, removed)
+            _apply(self._moves, self.out, removed)
             return
         old_index = self.out / "pagefind"
         if search and reuse_search and old_index.is_dir():
@@ -125,14 +128,17 @@ def _put(target: Path, data: str | bytes | Path, made: set[Path]) -> None:
         shutil.copyfile(data, target)
 
 
-def _apply(delta: Path, out: Path, removed: Iterable[str]) -> None:
-    """Move every file of delta to the same path under out, then delete the removed files and
-    the folders they leave empty."""
-    for folder, _, files in os.walk(delta):
-        target = out / Path(folder).relative_to(delta)
-        target.mkdir(exist_ok=True)
-        for name in files:
-            os.replace(Path(folder) / name, target / name)
+def _apply(moves: list[tuple[Path, str]], out: Path, removed: Iterable[str]) -> None:
+    """Move every staged file to its path under out, then delete the removed files and the
+    folders they leave empty."""
+    made: set[str] = set()
+    for staged, path in moves:
+        target = os.path.join(out, path)  # strings: a Path per file costs more than the move
+        folder = os.path.dirname(target)
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+        os.replace(staged, target)
     for path in sorted(removed, reverse=True):
         if PurePosixPath(path).is_absolute() or ".." in PurePosixPath(path).parts:
             continue  # the list comes from the cache beside the output: never reach outside it
