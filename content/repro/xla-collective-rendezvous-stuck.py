@@ -13,18 +13,30 @@ and, since device 1 is still away after 5 more seconds, the process aborts with
     [id=0] Termination timeout for `all reduce RendezvousKey{...}` of 5 seconds exceeded. Exiting to ensure a consistent program state. Expected 2 threads to join the rendezvous, but only 1 of them arrived on time.
 
 The xla_cpu_collective_call_* flags exist in jaxlib 0.8.1 and 0.10.2 (not in
-0.6.2). Older jaxlib (0.4.30, 0.4.36) print instead, after a fixed 5000 ms,
-"This thread has been waiting for 5000ms for and may be stuck: participant ...".
+0.6.2 or older, where an unknown flag in XLA_FLAGS aborts at start-up with
+"Unknown flags in XLA_FLAGS"), so they are passed only from jaxlib 0.8 on.
+Without them, jaxlib 0.6.2 prints the same two lines after its fixed 5 s and
+10 s, and older jaxlib (0.4.30, 0.4.36) print, after a fixed 5000 ms,
+"This thread has been waiting for 5000ms for and may be stuck: participant ...",
+then "Thread is unstuck!" when device 1 arrives, and the result [3. 3.].
 """
 import os
 import sys
 import time
+from importlib.metadata import PackageNotFoundError, version
 
-os.environ["XLA_FLAGS"] = (
-    "--xla_force_host_platform_device_count=2 "
-    "--xla_cpu_collective_call_warn_stuck_timeout_seconds=2 "
-    "--xla_cpu_collective_call_terminate_timeout_seconds=5"
-)
+try:
+    JAXLIB_VERSION = tuple(int(p) for p in version("jaxlib").split(".")[:2])
+except PackageNotFoundError:
+    sys.exit("this reproduction needs jax and jaxlib (pip install 'jax==0.8.1')")
+
+XLA_FLAGS = ["--xla_force_host_platform_device_count=2"]
+if JAXLIB_VERSION >= (0, 8):
+    XLA_FLAGS += [
+        "--xla_cpu_collective_call_warn_stuck_timeout_seconds=2",
+        "--xla_cpu_collective_call_terminate_timeout_seconds=5",
+    ]
+os.environ["XLA_FLAGS"] = " ".join(XLA_FLAGS)
 
 try:
     import jax
@@ -33,7 +45,7 @@ try:
 except ImportError:
     sys.exit("this reproduction needs jax and jaxlib (pip install 'jax==0.8.1')")
 
-DELAY_S = 15.0  # longer than warning + termination time
+DELAY_S = 30.0  # longer than warning + termination time (15 s on jaxlib 0.6.2)
 
 
 def busy_on_device_1(i):
