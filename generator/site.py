@@ -3,7 +3,7 @@ a temporary folder, then go live in one of two ways.
 
 A complete staging folder (first and clean builds, or when Pagefind must index the whole site)
 is swapped in place of the output with renames. A delta (an incremental build: only the files
-that changed) is moved into the output file by file once everything is rendered, and the files
+that changed, staged flat) is moved into the output file by file once everything is rendered, and the files
 the new site no longer has are removed; each file is replaced whole, so a reader never sees a
 half-written page.
 """
@@ -89,9 +89,12 @@ class Staging:
         if path in self.written:
             raise GeneratorError(f"two pages would be written to {path}")
         self.written.add(path)
-        if self.delta:
-            self._moves.append((self.folder / str(len(self._moves)), path))
-        _put(self._moves[-1][0] if self.delta else self.folder / path, data, self._made)
+        if self.delta:  # staged flat, moved to its path on commit
+            target = self.folder / str(len(self._moves))
+            self._moves.append((target, path))
+        else:
+            target = self.folder / path
+        _put(target, data, self._made)
 
     def page(self, page: Page) -> None:
         if not (self.delta and page.reuse):
