@@ -490,8 +490,9 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     causes = _causes(index, top) if top else []
     # An entry that only sees messages other entries own adds nothing: at most it is a possible cause.
     # Nor does one whose cause printed only its routine lines here: those lines are what it left behind.
+    routine_slugs = [r.slug for r in routine]
     collateral = [s for s, h in hits.items() if h.root is None and h.unowned and s not in causes
-                  and not _causes_present(index, s, [r.slug for r in routine])]
+                  and not _causes_present(index, s, routine_slugs)]
     downstream = {s for s in collateral if _causes_present(index, s, roots)}
     collateral.sort(key=lambda s: (s not in downstream, _specificity(hits[s]) < SPECIFIC, hits[s].first, -hits[s].specificity,
                                    -hits[s].count, _id(index, s)))

@@ -324,15 +324,17 @@ function createDiagnosisEngine(data) {
       note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
     const derived = { ...crossRankEvidence(state, cross, hits), ...duplicateRankEvidence(state, hits) };
     const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
-    const present = (s) => causesOf(s).some((c) => roots.includes(c) && c !== s);
+    const causePresent = (s, among) => causesOf(s).some((c) => among.includes(c) && c !== s);  // _causes_present
+    const present = (s) => causePresent(s, roots);
     const explained = new Set(roots.filter(present));
     roots.sort(cmp((s) => explained.has(s), (s) => hits.get(s).rootOrder, (s) => -hits.get(s).rootSpec, (s) => -hits.get(s).ranks.size,
       (s) => -hits.get(s).count, (s) => entry(s).id));
     const top = roots.length ? roots[0] : null;
     const causes = top ? causesOf(top) : [];
     // Nor does one whose cause printed only its routine lines here: those lines are what it left behind.
+    const routineSlugs = routine.map((r) => r.slug);
     const collateral = [...hits.keys()].filter((s) => hits.get(s).root === null && hits.get(s).unowned && !causes.includes(s)
-      && !causesOf(s).some((c) => c !== s && routine.some((r) => r.slug === c)));
+      && !causePresent(s, routineSlugs));
     const downstream = new Set(collateral.filter(present));
     collateral.sort(cmp((s) => !downstream.has(s), (s) => specificity(hits.get(s)) < R.specific, (s) => hits.get(s).first,
       (s) => -hits.get(s).spec, (s) => -hits.get(s).count, (s) => entry(s).id));
