@@ -29,6 +29,8 @@ Cases:
    older releases, and a dataset formatted as arrow/pandas/polars in any
    release (6b), raise datasets' KeyError "Column text not in the dataset.
    Current columns in the dataset: [...]".
+   6c: the same lookup by "caption" in a dataset whose captions are under
+   "text" raises "ValueError: Column 'caption' doesn't exist.".
 7. The same inside a with_transform/map function: the batch object raises a
    bare KeyError: 'text'.
 8. The fixes: --caption_column caption, and a metadata.jsonl with a "text"
@@ -194,6 +196,8 @@ case("4. --image_column img", lambda: text_to_image_check(ds_captioned, cli(imag
 case("5. DreamBooth/Flux wording, --caption_column prompt", lambda: dreambooth_check(ds_captioned, cli(caption_column="prompt")))
 case("6. no check, dataset['train']['text']", lambda: ds_captioned["train"]["text"])
 case("6b. the same on an arrow-formatted dataset", lambda: ds_captioned["train"].with_format("arrow")["text"])
+case("6c. no check, dataset['train']['caption'] on a dataset whose captions are under 'text'",
+     lambda: ds_fixed["train"]["caption"])
 
 
 def preprocess_train(examples):
