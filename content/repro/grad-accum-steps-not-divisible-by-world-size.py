@@ -5,9 +5,13 @@ whole job (40 by default) and, under torchrun, divides it among the DDP
 processes after checking, with a bare assert, that the division is exact.
 modded-nanogpt's train_gpt.py fixes the total at 8 and checks the world size
 with an assert that has a message. The worker below performs the same two
-checks, written the same way as those two scripts, after the gloo process
-group is up (nanoGPT calls init_process_group before its assert), so the
-tracebacks and torchrun's summary are what a GPU user sees, on the CPU.
+checks, written the same way as those two scripts and at the same point:
+nanoGPT's after the gloo process group is up (nanoGPT calls
+init_process_group before its assert, so its traceback lines carry the
+`[rankN]: ` prefix that init_process_group's exception hook adds), and
+modded-nanogpt's before it (train_gpt.py asserts before init_process_group,
+so its lines have no prefix). The tracebacks and torchrun's summary are what
+a GPU user sees, on the CPU.
 
 Needs only torch (checked with 2.13.0+cpu). Cases, each a torchrun launch of
 this file with 3 processes:
@@ -43,12 +47,13 @@ def modded_nanogpt_style():
 
 
 def worker(case):
+    if case == "modded":
+        # modded-nanogpt checks the world size before it creates the process group
+        modded_nanogpt_style()
     dist.init_process_group("gloo")
     try:
         if case == "nanogpt":
             nanogpt_style(40)
-        elif case == "modded":
-            modded_nanogpt_style()
         else:
             per_rank = nanogpt_style(48)
             total = torch.tensor([per_rank])
