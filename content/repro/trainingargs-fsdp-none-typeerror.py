@@ -1,7 +1,11 @@
 """Reproduce TrainingArguments failing in __post_init__ when `fsdp` is None.
 
-Needs `transformers` (and, for the TRL case, `trl`) next to torch. Nothing is
-downloaded and no model is built: every case only constructs the argument
+Needs `transformers` (and, for the TRL case, `trl`) next to torch. To see the
+TypeError, run it with an affected transformers: a scratch virtual environment
+with `pip install transformers==4.56.2` whose site-packages has a .pth line
+pointing at the torch environment works (TRL 1.16.0 accepts 4.56.2). With a
+current transformers (5.x) the None cases are accepted and only the string
+"None" is refused. Nothing is downloaded and no model is built: every case only constructs the argument
 dataclass, on the CPU, in a second or two. The outcome depends on the
 transformers release:
 
