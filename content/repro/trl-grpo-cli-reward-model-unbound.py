@@ -12,10 +12,7 @@ CPU in well under a minute. Checked with two stacks:
   collects a `reward_funcs` list, so case 1 and case 3 build the trainer and
   train one step, case 2 (no reward flag at all) stops in GRPOTrainer with
   "No reward source provided", and case 4 with the script's "Could not load
-  reward function" ValueError. Case 5 then replays, in a function of its own,
-  the lines of `main()` in TRL 0.18.0-0.19.1 that bind `reward_model` only
-  inside the `if script_args.reward_model_name_or_path:` branch and pass it to
-  the trainer, to show the message this interpreter prints for them.
+  reward function" ValueError.
 * TRL 0.19.1 + transformers 4.53.3 (a scratch venv whose site-packages has a .pth
   line pointing at the torch environment; `pip install --no-deps trl==0.19.1
   transformers==4.53.3 'tokenizers<0.22' huggingface_hub==0.34.4 datasets==3.6.0
@@ -29,7 +26,6 @@ Cases:
 2. Neither --reward_model_name_or_path nor --reward_funcs.
 3. --reward_model_name_or_path <local reward model> only.
 4. --reward_funcs length_reward: a name with no dot that the script's registry lacks.
-5. Replay of the 0.18.0-0.19.1 binding on this interpreter (no TRL involved).
 """
 import json
 import os
@@ -114,25 +110,5 @@ run("2. neither reward flag", [])
 run("3. --reward_model_name_or_path only", ["--reward_model_name_or_path", reward_dir])
 run("4. --reward_funcs with a bare name that is not in the registry", ["--reward_funcs", "length_reward"])
 
-
-print("\n=== 5. replay of the TRL 0.18.0-0.19.1 binding on python "
-      f"{sys.version.split()[0]}", flush=True)
-
-
-def main_0_19(reward_model_name_or_path, reward_funcs_flag):
-    reward_funcs = []
-    if reward_model_name_or_path:
-        reward_model = "loaded " + reward_model_name_or_path
-        reward_funcs.append(reward_model)
-    if reward_funcs_flag:
-        reward_funcs.extend(reward_funcs_flag)
-    return dict(reward_funcs=reward_model)  # the GRPOTrainer(...) call of those releases
-
-
-for flags in [(None, ["grpo_cli_rewards.length_reward"]), (None, None), ("tiny-reward", None)]:
-    try:
-        print(flags, "->", main_0_19(*flags), flush=True)
-    except NameError as exc:  # UnboundLocalError is a subclass of NameError
-        print(flags, "->", f"{type(exc).__name__}: {exc}", flush=True)
 
 shutil.rmtree(scratch, ignore_errors=True)
