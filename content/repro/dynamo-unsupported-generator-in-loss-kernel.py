@@ -16,7 +16,9 @@ or Triton needed; graph capture is the same for every backend):
 
 Each case runs first without fullgraph (graph break, logged through
 TORCH_LOGS=graph_breaks, set here with torch._logging.set_logs) and then with
-fullgraph=True (torch._dynamo.exc.Unsupported). Finally the fixed versions
+fullgraph=True (torch._dynamo.exc.Unsupported for cases 1 to 4; on 2.13 case 5
+compiles under fullgraph=True, because `.item()` is then captured into the
+graph instead of breaking it). Finally the fixed versions
 (list comprehension / a list made before the call) compile with
 fullgraph=True.
 """
