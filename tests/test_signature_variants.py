@@ -33,7 +33,8 @@ MAGNITUDE = {"cuda-memory-fragmentation": "matches only an unallocated reserve o
 
 
 def _other_numbers(line: str, key: str, keep_leading: bool = False) -> str:
-    """Return the line with every number outside the signature key and IP addresses changed (same number of digits)."""
+    """Return the line with every number outside the signature key and IP addresses changed (same number of digits).
+    Digits inside a word (c10d, Int8Tensor) are part of a name, not a number, and stay."""
     at = line.find(key)
 
     def bump(m: re.Match[str]) -> str:
@@ -42,7 +43,7 @@ def _other_numbers(line: str, key: str, keep_leading: bool = False) -> str:
         digits = m.group(0)
         lead = digits[0] if keep_leading and (len(digits) > 1 or line[m.end():m.end() + 1] == ".") else ""
         return lead + "".join(str((int(d) + 3) % 10) for d in digits[len(lead):])
-    return re.sub(r"\d+(?:\.\d+){3}|\d+", bump, line)
+    return re.sub(r"\d+(?:\.\d+){3}|(?<![A-Za-z\d])\d+|\d+(?![A-Za-z\d])", bump, line)
 
 
 def _root_examples() -> list[tuple[str, str, str]]:
