@@ -24,7 +24,7 @@ from .graph import Graph, Similar, Sketch, neighbourhood, ring_map
 from .loading import LoadedEntry, per_entry
 from .schema import Hub, ReproRecord, SampleLog
 
-OVERVIEW_LIMIT = 150  # above this many entries the graph overview shows categories only
+DRAW_LIMIT = 150  # most entries one drawing shows: above it the overview shows categories only, and a category's graph has pages
 PAGE_SIZE = 100  # rows per listing page, as Hugo's paginator: /failures/, /failures/page/2/, …
 FEED_SIZE = 50  # newest entries in the Atom feed
 
@@ -146,6 +146,7 @@ class GraphView:
     sketch: Sketch | None  # None: too many entries to draw at once
     count: int
     relations: tuple[Relation, ...]  # the text alternative of the drawing: none without one
+    pager: Pager | None = None  # a category's graph page: which of its pages (one drawing of up to DRAW_LIMIT entries each)
 
 
 @dataclass(frozen=True)
@@ -225,8 +226,8 @@ class PlannedEntry:
 
 @dataclass
 class Planned:
-    """The views a plan made that the next plan may take again (serve): entry views by slug, a
-    category's graph view by the category."""
+    """The views a plan made that the next plan may take again (serve): entry views by slug, the
+    category graph pages' views by their path."""
 
     entries: dict[str, PlannedEntry] = field(default_factory=dict)
     graphs: dict[str, GraphView] = field(default_factory=dict)
@@ -257,10 +258,14 @@ def _machine_readable(catalog: Catalog, html_paths: list[str]) -> Iterator[PageS
     yield PageSpec("feed.xml", "feed.xml", FeedView(items[0].updated if items else "1970-01-01", items), listed=False)
 
 
+def _page_paths(folder: str, rows: int, size: int) -> tuple[str, ...]:
+    """Return the site paths of a long list's pages of `size` rows each: folder, folder/page/2/, …"""
+    return tuple(folder if n == 1 else f"{folder}page/{n}/" for n in range(1, max(1, -(-rows // size)) + 1))
+
+
 def _listing(folder: str, title: str, intro: str, rows: list[Row]) -> Iterator[PageSpec]:
     """Yield a listing's pages of PAGE_SIZE rows each: the first at folder, the others at folder/page/N/."""
-    count = max(1, -(-len(rows) // PAGE_SIZE))
-    paths = tuple(folder if n == 1 else f"{folder}page/{n}/" for n in range(1, count + 1))
+    paths = _page_paths(folder, len(rows), PAGE_SIZE)
     for n, path in enumerate(paths, 1):
         chunk = tuple(rows[(n - 1) * PAGE_SIZE:n * PAGE_SIZE])
         yield PageSpec(f"{path}index.html", "listing.html", ListingView(title, intro, chunk, Pager(n, paths, len(rows))))
@@ -292,17 +297,33 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
 
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
-                link: Callable[..., Link], draw: bool = True, before: GraphView | None = None) -> GraphView:
+                link: Callable[..., Link], draw: bool = True, before: GraphView | None = None, pager: Pager | None = None) -> GraphView:
     """A graph page: its drawing and, as its text alternative, its relations; an overview too
     large to draw lists none (the category pages hold them, drawn and as text).
     before: the last plan's view of this page, taken again when nothing it shows changed."""
     ring = ring_map(catalog, graph, slugs) if draw else None
     # A ring map the graph lent is of the same members, links and styles; the relations' other ends keep their titles too.
-    if (before is not None and ring is not None and before.sketch is ring and before.nav == nav and graph.restyled is not None
-            and graph.restyled.isdisjoint(r.target.slug for r in before.relations)):
+    if (before is not None and ring is not None and before.sketch is ring and before.nav == nav and before.pager == pager
+            and graph.restyled is not None and graph.restyled.isdisjoint(r.target.slug for r in before.relations)):
         return before
     relations = tuple(Relation(link(s), l.type, link(l.slug)) for s in slugs for l in graph.links.get(s, []) if l.declared) if draw else ()
-    return GraphView(category, nav, ring, len(slugs), relations)
+    return GraphView(category, nav, ring, len(slugs), relations, pager)
+
+
+def _category_graph(catalog: Catalog, graph: Graph, card: Card, nav: tuple[Card, ...], link: Callable[..., Link],
+                    last: Planned, made: Planned | None) -> Iterator[PageSpec]:
+    """Yield a category's graph pages, DRAW_LIMIT entries drawn on each: its entries are split in
+    the order of their slugs, which a title edit does not change, and listed by title on a page."""
+    members = catalog.taxonomies["categories"][card.slug].entries  # by title
+    order = sorted(members)
+    paths = _page_paths(f"graph/{card.slug}/", len(order), DRAW_LIMIT)
+    for n, path in enumerate(paths, 1):
+        on_page = set(order[(n - 1) * DRAW_LIMIT:n * DRAW_LIMIT])
+        view = _graph_view(catalog, graph, card.slug, [s for s in members if s in on_page], nav, link,
+                           before=last.graphs.get(path), pager=Pager(n, paths, len(order)) if len(paths) > 1 else None)
+        if made is not None:
+            made.graphs[path] = view
+        yield PageSpec(f"{path}index.html", "graph.html", view)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -345,13 +366,9 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: 
     nav = tuple(Card(slug, catalog.categories[slug].title, "", counts[slug]) for slug in sorted(catalog.categories) if counts.get(slug))
     everything = sorted(catalog.entries)
     yield PageSpec("graph/index.html", "graph.html", _graph_view(catalog, graph, None, everything, nav, link,
-                                                                 draw=len(everything) <= OVERVIEW_LIMIT))
+                                                                 draw=len(everything) <= DRAW_LIMIT))
     for card in nav:
-        members = catalog.taxonomies["categories"][card.slug].entries
-        view = _graph_view(catalog, graph, card.slug, members, nav, link, before=last.graphs.get(card.slug))
-        if made is not None:
-            made.graphs[card.slug] = view
-        yield PageSpec(f"graph/{card.slug}/index.html", "graph.html", view)
+        yield from _category_graph(catalog, graph, card, nav, link, last, made)
     yield PageSpec("search/index.html", "search.html", SearchView(
         tuple((slug, t.label) for slug, t in catalog.taxonomies["categories"].items()),
         tuple((slug, t.label) for slug, t in catalog.taxonomies["severities"].items())))

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from conftest import entry_yaml, write_tree
+
+from generator import pages
 
 from generator.catalog import build_catalog
 from generator.cli import main
@@ -61,3 +65,31 @@ def test_built_svgs_parse_and_every_node_links_to_a_built_page(content: Path, tm
         assert len(links) == 2
         for href in links:
             assert (page.parent / str(href) / "index.html").resolve().is_file()
+
+
+def test_a_large_category_graph_is_split_into_pages_that_together_draw_each_entry_once(
+        content: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "DRAW_LIMIT", 5)
+    files = {f"failures/m{i:02d}.yaml": entry_yaml(f"MTF-01{i:02d}", f"Member {20 - i}", f"- slug: m{(i + 1) % 12:02d}\n  type: see-also\n")
+             for i in range(12)}
+    files["ledger.yaml"] = "MTF-0001: [first-failure]\nMTF-0002: [second-failure]\n" + "".join(f"MTF-01{i:02d}: [m{i:02d}]\n" for i in range(12))
+    write_tree(content, files)
+    assert main(["build", "--out", "site"]) == 0
+    folder = tmp_path / "site/graph/distributed-training"
+    built = [folder / "index.html", folder / "page/2/index.html", folder / "page/3/index.html"]
+    assert not (folder / "page/4").exists()
+    drawn, listed = [], []
+    for page in built:
+        html = page.read_text()
+        svg = ET.fromstring(html[html.index("<svg"): html.index("</svg>") + 6].replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+        nodes = [str(a.get("href")) for a in svg.iter(f"{SVG}a")]
+        assert len(nodes) <= 5
+        drawn += nodes
+        relations = html[html.index('id="relations"'):]
+        listed += re.findall(r'<li><a href="([^"]+)">', relations)
+        pager = html[html.index('class="pager"'):]
+        for href in re.findall(r'href="([^"]+)"', pager[:pager.index("</nav>")]):
+            assert (page.parent / href / "index.html").resolve() in {p.resolve() for p in built}
+    members = [f"m{i:02d}" for i in range(12)] + ["first-failure"]
+    assert sorted(h.strip("./").split("/")[-1] for h in drawn) == sorted(members)  # slug order: a title edit moves nothing
+    assert sorted(h.strip("./").split("/")[-1] for h in listed) == sorted(members)  # each declared relation listed once
