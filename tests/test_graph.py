@@ -11,7 +11,6 @@ import pytest
 from conftest import entry_yaml, write_tree
 
 from generator import pages
-
 from generator.catalog import build_catalog
 from generator.cli import main
 from generator.graph import LABEL_GAP, build_graph, neighbourhood, ring_map
