@@ -30,7 +30,7 @@ def test_entry_page_has_every_section_with_a_stable_anchor(content: Path) -> Non
 
 def test_inverse_relation_is_rendered_on_the_undeclared_side(content: Path) -> None:
     page = _pages(content)["failures/second-failure/index.html"]
-    assert '<span class="relation">Caused by</span> <a href="../../failures/first-failure/">First failure</a>' in page
+    assert '<h3 class="relation">Caused by</h3>\n<ul class="related">\n  <li><a href="../../failures/first-failure/">First failure</a></li>' in page
 
 
 def test_hostile_text_is_shown_as_text(content: Path) -> None:
