@@ -146,7 +146,7 @@ class GraphView:
     sketch: Sketch | None  # None: too many entries to draw at once
     count: int
     relations: tuple[Relation, ...]  # the text alternative of the drawing: none without one
-    pager: Pager | None = None  # a category's graph page: which of its pages (one drawing of up to DRAW_LIMIT entries each)
+    pager: Pager  # which of its category's pages (one drawing of up to DRAW_LIMIT entries each); the overview has one
 
 
 @dataclass(frozen=True)
@@ -297,7 +297,7 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
 
 
 def _graph_view(catalog: Catalog, graph: Graph, category: str | None, slugs: list[str], nav: tuple[Card, ...],
-                link: Callable[..., Link], draw: bool = True, before: GraphView | None = None, pager: Pager | None = None) -> GraphView:
+                link: Callable[..., Link], pager: Pager, draw: bool = True, before: GraphView | None = None) -> GraphView:
     """A graph page: its drawing and, as its text alternative, its relations; an overview too
     large to draw lists none (the category pages hold them, drawn and as text).
     before: the last plan's view of this page, taken again when nothing it shows changed."""
@@ -320,7 +320,7 @@ def _category_graph(catalog: Catalog, graph: Graph, card: Card, nav: tuple[Card,
     for n, path in enumerate(paths, 1):
         on_page = set(order[(n - 1) * DRAW_LIMIT:n * DRAW_LIMIT])
         view = _graph_view(catalog, graph, card.slug, [s for s in members if s in on_page], nav, link,
-                           before=last.graphs.get(path), pager=Pager(n, paths, len(order)) if len(paths) > 1 else None)
+                           Pager(n, paths, len(order)), before=last.graphs.get(path))
         if made is not None:
             made.graphs[path] = view
         yield PageSpec(f"{path}index.html", "graph.html", view)
@@ -366,7 +366,7 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: 
     nav = tuple(Card(slug, catalog.categories[slug].title, "", counts[slug]) for slug in sorted(catalog.categories) if counts.get(slug))
     everything = sorted(catalog.entries)
     yield PageSpec("graph/index.html", "graph.html", _graph_view(catalog, graph, None, everything, nav, link,
-                                                                 draw=len(everything) <= DRAW_LIMIT))
+                                                                 Pager(1, ("graph/",), len(everything)), draw=len(everything) <= DRAW_LIMIT))
     for card in nav:
         yield from _category_graph(catalog, graph, card, nav, link, last, made)
     yield PageSpec("search/index.html", "search.html", SearchView(
