@@ -315,12 +315,13 @@ def _category_graph(catalog: Catalog, graph: Graph, card: Card, nav: tuple[Card,
     """Yield a category's graph pages, DRAW_LIMIT entries drawn on each: its entries are split in
     the order of their slugs, which a title edit does not change, and listed by title on a page."""
     members = catalog.taxonomies["categories"][card.slug].entries  # by title
-    order = sorted(members)
-    paths = _page_paths(f"graph/{card.slug}/", len(order), DRAW_LIMIT)
+    page_of = {slug: i // DRAW_LIMIT for i, slug in enumerate(sorted(members))}
+    paths = _page_paths(f"graph/{card.slug}/", len(members), DRAW_LIMIT)
+    on_page: list[list[str]] = [[] for _ in paths]
+    for slug in members:
+        on_page[page_of[slug]].append(slug)
     for n, path in enumerate(paths, 1):
-        on_page = set(order[(n - 1) * DRAW_LIMIT:n * DRAW_LIMIT])
-        view = _graph_view(catalog, graph, card.slug, [s for s in members if s in on_page], nav, link,
-                           Pager(n, paths, len(order)), before=last.graphs.get(path))
+        view = _graph_view(catalog, graph, card.slug, on_page[n - 1], nav, link, Pager(n, paths, len(members)), before=last.graphs.get(path))
         if made is not None:
             made.graphs[path] = view
         yield PageSpec(f"{path}index.html", "graph.html", view)
