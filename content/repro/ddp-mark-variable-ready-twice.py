@@ -15,12 +15,16 @@ Two ranks, gloo backend, CPU, started with torch.multiprocessing.spawn.
 TORCH_DISTRIBUTED_DEBUG is forced to INFO: observed with torch 2.13.0+cpu,
 the same script under TORCH_DISTRIBUTED_DEBUG=DETAIL kills a rank with
 SIGSEGV (3 of 3 runs) instead of raising this error.
+TORCH_SHOW_CPP_STACKTRACES=1 makes the error also print the C++ origin,
+"Exception raised from checkAndRaiseMarkedTwiceError at .../reducer.cpp:N
+(most recent call first):"; without it that frame line is not printed.
 """
 import os
 import socket
 from datetime import timedelta
 
 os.environ["TORCH_DISTRIBUTED_DEBUG"] = "INFO"  # DETAIL segfaults here, see docstring
+os.environ.setdefault("TORCH_SHOW_CPP_STACKTRACES", "1")  # also print the C++ frame
 
 import torch
 import torch.distributed as dist
