@@ -1,6 +1,6 @@
 """Reproduce the dtype-mismatch errors of mixed fp16/bf16/fp32 models on CPU.
 
-Four common set-ups, each printing the message PyTorch raises:
+Seven common set-ups, each printing the message PyTorch raises:
 
 1. model.half() but the inputs stay float32 (Linear with a bias -> addmm):
        mat1 and mat2 must have the same dtype, but got Float and Half
