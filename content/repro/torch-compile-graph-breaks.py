@@ -7,6 +7,9 @@ data-dependent control flow that Dynamo cannot capture in one graph.
    compiled call succeeds but the break is logged:
        [__graph_breaks] Graph break in user code at .../torch-compile-graph-breaks.py:NN
        [__graph_breaks] Graph Break Reason: Data-dependent branching
+   A second call with a new input shape recompiles the function and meets
+   the same break again; the repeat is logged in short form:
+       [__graph_breaks] Graph break (user stack suppressed due to duplicate graph break) in user code at .../torch-compile-graph-breaks.py:NN
 2. With fullgraph=True the same break becomes an error:
        torch._dynamo.exc.Unsupported: Data-dependent branching
 
@@ -30,7 +33,11 @@ def main():
     x, w = torch.randn(8, 8), torch.randn(8, 8)
 
     print("== compile without fullgraph: runs, graph break is logged", flush=True)
-    torch.compile(step, backend="eager")(x, w)
+    compiled = torch.compile(step, backend="eager")
+    compiled(x, w)
+
+    print("== same function, new input shape: recompile, duplicate break logged short", flush=True)
+    compiled(torch.randn(6, 8), w)
 
     print("== compile with fullgraph=True: graph break is an error", flush=True)
     torch._dynamo.reset()

@@ -17,6 +17,18 @@ The second part runs the same call with torch.compiler.set_stance("force_eager")
 the identical error comes back from eager PyTorch, which proves the bug is in
 the code, not in the compiler. backend="eager" keeps the run free of a C++
 compiler or Triton; the error is raised during tracing, before any backend.
+
+The third part multiplies a CPU tensor by a tensor on the "meta" device (a
+device mix that needs no GPU). From 2.13 Dynamo reports a device mix found
+on fake tensors under its own header:
+
+    torch._dynamo.exc.TorchRuntimeError: Tensor device mismatch
+      Explanation: Expected all tensors to be on the same device, but found at least two devices, cpu and meta!
+
+Releases up to 2.10 raise the device mix from FakeTensor itself, as
+`Unhandled FakeTensor Device Propagation for <op>, found two different devices
+<a>, <b>` inside the `Failed running ...` or `Dynamo failed to run FX node ...`
+message.
 """
 import traceback
 
@@ -43,6 +55,14 @@ def main():
         compiled(a, b)
     except RuntimeError as e:
         print(f"eager also fails: {type(e).__name__}: {e}", flush=True)
+    torch.compiler.set_stance("default")
+
+    print("== compiled call mixing a cpu and a meta tensor", flush=True)
+    torch._dynamo.reset()
+    try:
+        torch.compile(head, backend="eager")(a, torch.randn(4, 6, device="meta"))
+    except Exception:
+        traceback.print_exc(limit=0)
 
 
 if __name__ == "__main__":
