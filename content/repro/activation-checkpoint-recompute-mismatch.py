@@ -14,12 +14,18 @@ torch RNG breaks that check:
        torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.
 3. the same block as 1 drawing from the torch RNG instead, which checkpoint
    does restore (preserve_rng_state=True): backward succeeds.
+4. the flag flipped the other way (the recomputation saves more tensors) with
+   early stop switched off, so the recomputation runs to the end:
+       torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: trying to save more tensors during recomputation than during the original forward pass.
+5. case 2 again with debug=True, which wraps the error in an operator log:
+       torch.utils.checkpoint.CheckpointError:  An error happened while unpacking tensors; dumping logs of latest computation
+        ERROR: Detected non-determinism while running activation checkpointing
 """
 import random
 import traceback
 
 import torch
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint, set_checkpoint_early_stop
 
 CONFIG = {"extra_layer": True}
 
@@ -41,10 +47,11 @@ def block_with_global_flag(x):
     return h
 
 
-def run(title, fn, between=None):
+def run(title, fn, between=None, early_stop=True, debug=False):
     print(f"== {title}", flush=True)
     x = torch.randn(16, 8, requires_grad=True)
-    out = checkpoint(fn, x, use_reentrant=False)
+    with set_checkpoint_early_stop(early_stop):
+        out = checkpoint(fn, x, use_reentrant=False, debug=debug)
     if between:
         between()
     try:
@@ -61,6 +68,12 @@ def main():
     run("2. global flag flipped before backward", block_with_global_flag,
         between=lambda: CONFIG.update(extra_layer=False))
     run("3. shape drawn with the torch RNG (restored by checkpoint)", keep_random_tokens_torch)
+    CONFIG.update(extra_layer=False)
+    run("4. flag flipped on before backward, early stop off", block_with_global_flag,
+        between=lambda: CONFIG.update(extra_layer=True), early_stop=False)
+    CONFIG.update(extra_layer=True)
+    run("5. case 2 with debug=True", block_with_global_flag,
+        between=lambda: CONFIG.update(extra_layer=False), debug=True)
 
 
 if __name__ == "__main__":
