@@ -7,7 +7,7 @@ owns more than one GPU, `get_device()` returns a Python list with one
 `torch.device("cuda:<i>")` per GPU (see `ray/air/_internal/torch_utils.py` in
 the ray-2.9.3 wheel, where `device = devices[0] if len(devices) == 1 else
 devices`). This script builds that list by the same rule (the position of each
-Ray GPU id in CUDA_VISIBLE_DEVICES) and passes it to the three places that
+Ray GPU id in CUDA_VISIBLE_DEVICES) and passes it to the places that
 break:
 
 1. Ray's own `prepare_data_loader` wrapper reads `device.type` on what
@@ -28,7 +28,8 @@ break:
 Then the two fixes: take the first element (what `get_device()` returns from
 Ray 2.10.0 on) or keep the whole list as `get_devices()` does.
 
-Runs in well under a second on a CPU with /work/main/.venv-torch/bin/python.
+Runs in about two seconds on a CPU (mostly the torch import) with
+/work/main/.venv-torch/bin/python.
 """
 import traceback
 
