@@ -105,7 +105,7 @@ def render_api(catalog: Catalog, signatures: str) -> dict[str, str | Deferred]:
     for name, model in SCHEMAS.items():
         files[f"schema/{name}.schema.json"] = Deferred(name, entry_schema_json if model is Entry else functools.partial(_schema_json, model))
     for slug, item in sorted(catalog.entries.items()):
-        links = tuple((l.slug, l.type, l.declared) for l in catalog.links.get(slug, []))
+        links = tuple(catalog.links.get(slug, ()))  # the same Link objects while no relation changes (serve)
         files[f"api/failures/{slug}.json"] = Deferred((slug, item.source.digest, links), functools.partial(_entry_json, catalog, slug))
     return files
 

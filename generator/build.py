@@ -86,6 +86,7 @@ class Memory:
     entries: EntryCache | None = None
     pages: PageCache | None = None
     renderer: tuple[str, Renderer] | None = None  # with the digest of what it was made from
+    catalog: Catalog | None = None  # the catalog the last build made, in serve
     graph: Graph | None = None
     views: tuple[Graph, Planned] | None = None  # the views planned on `graph`, for the next plan
     files: dict[str, FileDigest] | None = None  # the content files' digests, by path, as the last build read them
@@ -109,17 +110,18 @@ def _load_graph(path: Path, code: str) -> Graph | None:
 
 
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
-                 digests: dict[str, str] | None = None) -> Catalog:
+                 digests: dict[str, str] | None = None, previous: Catalog | None = None) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
-    drafts=True; every entry is checked either way (raises ContentError)."""
+    drafts=True; every entry is checked either way (raises ContentError).
+    previous: the catalog the last build returned, if the caller kept it (build_catalog)."""
     if not content_dir.is_dir():
         raise GeneratorError(f"{content_dir}: no such content folder")
     content = load_content(content_dir, cache=cache, jobs=jobs, digests=digests)
-    catalog = build_catalog(content)
+    catalog = build_catalog(content, previous)
     published = without_drafts(content)
     if drafts or len(published.entries) == len(content.entries):
         return catalog
-    return build_catalog(published)
+    return build_catalog(published, previous)
 
 
 def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
@@ -173,8 +175,11 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         cache = memory.pages or PageCache.load(cache_path)
         entry_cache = memory.entries if memory.entries and memory.entries.code == seen.code else EntryCache.load(entries_path, seen.code)
     with stage("loading and checking the content"):
-        catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs, {path: digest for path, (_, digest) in seen.files.items()})
+        catalog = load_catalog(options.content, options.drafts, entry_cache, options.jobs, {path: digest for path, (_, digest) in seen.files.items()},
+                               memory.catalog)
         catalog.site = site_with(catalog.site, options.site)
+        if memory.serving:
+            memory.catalog = catalog
         options.out.parent.mkdir(parents=True, exist_ok=True)  # the caches and the stamp live beside the output
         if not memory.serving:
             entry_cache.save(entries_path)

@@ -78,14 +78,18 @@ class Catalog:
     links: dict[str, list[Link]] = field(default_factory=dict)
     taxonomies: dict[str, dict[str, Term]] = field(default_factory=dict)
     hub_rows_for: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    set_aside: frozenset[str] = frozenset()  # entries left out (drafts, unreadable files), which references may name
+    _ordered: tuple[LoadedEntry, ...] | None = field(default=None, init=False, repr=False)
 
     def resolve(self, slug: str) -> str | None:
         """Return the live slug a slug or old alias leads to, or None."""
         return slug if slug in self.entries else self.aliases.get(slug)
 
-    def ordered(self) -> list[LoadedEntry]:
-        """Return entries sorted by title, then slug."""
-        return sorted(self.entries.values(), key=lambda e: (e.entry.title.lower(), e.slug))
+    def ordered(self) -> tuple[LoadedEntry, ...]:
+        """Return entries sorted by title, then slug (sorted once: the entries do not change)."""
+        if self._ordered is None:
+            self._ordered = tuple(sorted(self.entries.values(), key=lambda e: (e.entry.title.lower(), e.slug)))
+        return self._ordered
 
 
 class _Waits:
@@ -119,8 +123,10 @@ def without_drafts(content: Content) -> Content:
                    unreadable={**content.unreadable, **drafts})
 
 
-def build_catalog(content: Content) -> Catalog:
-    """Return the catalog, or raise ContentError with every problem found."""
+def build_catalog(content: Content, previous: Catalog | None = None) -> Catalog:
+    """Return the catalog, or raise ContentError with every problem found.
+    previous: a catalog built before (serve keeps it); its links are taken again when no entry's
+    relations changed, instead of linking every entry anew."""
     problems = list(content.problems)
     categories = {c.slug: c for c in content.categories.categories} if content.categories else {}
     entries: dict[str, LoadedEntry] = {}
@@ -133,12 +139,15 @@ def build_catalog(content: Content) -> Catalog:
         if categories and item.entry.category not in categories:
             problems.append(item.source.problem(("category",), "E021", f"{item.entry.category!r} is not a category (expected one of: {', '.join(sorted(categories))})"))
     catalog = Catalog(entries, categories, {h.slug: h for h in content.hubs}, content.site, content.ledger)
-    catalog.samples = content.samples
+    catalog.samples, catalog.set_aside = content.samples, frozenset(content.unreadable)
     waits = _Waits(content.unreadable)
     problems += _check_reproductions(catalog, content, waits)
     problems += _resolve_aliases(catalog)
     problems += _check_ledger(catalog, content.ledger_source, waits)
-    problems += _link_relations(catalog, waits)
+    if previous is not None and _same_relations(previous, catalog):
+        catalog.links = previous.links
+    else:
+        problems += _link_relations(catalog, waits)
     problems += _index_hubs(catalog, waits)
     if problems:
         raise ContentError(problems, waits.report())
@@ -201,6 +210,17 @@ def _check_ledger(catalog: Catalog, source: SourceMap | None, waits: _Waits) -> 
             elif holder is None:
                 catalog.ids[entry_id] = lands  # a merged entry's ID redirects to where its slug lives on
     return problems
+
+
+def _same_relations(previous: Catalog, catalog: Catalog) -> bool:
+    """Return whether what relations are linked from is as in the previous catalog: the entries,
+    their relations and aliases, and the entries set aside (an unchanged file gives the same model)."""
+    if (previous.entries.keys() != catalog.entries.keys() or previous.aliases != catalog.aliases
+            or previous.set_aside != catalog.set_aside):
+        return False
+    before = previous.entries
+    return all(before[slug].entry is item.entry or before[slug].entry.related == item.entry.related
+               for slug, item in catalog.entries.items())
 
 
 def _link_relations(catalog: Catalog, waits: _Waits) -> list[Problem]:

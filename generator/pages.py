@@ -343,7 +343,7 @@ def _plan(catalog: Catalog, graph: Graph, signatures: str, last: Planned, made: 
     entries = catalog.ordered()
     rows = {item.slug: Row.of(item) for item in entries}
     counts = {slug: len(term.entries) for slug, term in catalog.taxonomies["categories"].items()}
-    recent = sorted(entries, key=lambda e: (-e.entry.last_reviewed.toordinal(), e.entry.title.lower()))[:10]
+    recent = sorted(entries, key=lambda e: e.entry.last_reviewed, reverse=True)[:10]  # newest first, then by title (a stable sort)
     yield PageSpec("index.html", "home.html", HomeView(
         len(catalog.entries),
         tuple(Card(slug, c.title, c.description, counts[slug]) for slug, c in sorted(catalog.categories.items())),

@@ -27,9 +27,7 @@ from generator.export import (
     MTAIL_PATTERN_LIMIT,
     _alternations,
     _mtail_block,
-    grep_patterns,
-    mtail_program,
-    prometheus_rules,
+    export,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +60,7 @@ def _tool(name: str) -> str:
 @pytest.mark.slow
 def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
     patterns = tmp_path / "ml-failures.grep"
-    patterns.write_text(grep_patterns(catalog), encoding="utf-8")
+    patterns.write_text(export(catalog, "grep"), encoding="utf-8")
     wrong, total = [], 0
     for log in LOGS:
         expected = scan(index, [(log.name, [log.read_bytes()])]).matched_lines
@@ -79,7 +77,7 @@ def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index
 def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, index: SignatureIndex, tmp_path: Path) -> None:
     mtail = _tool("mtail")
     (tmp_path / "progs").mkdir()
-    (tmp_path / "progs" / "ml-failures.mtail").write_text(mtail_program(catalog), encoding="utf-8")
+    (tmp_path / "progs" / "ml-failures.mtail").write_text(export(catalog, "mtail"), encoding="utf-8")
     log = tmp_path / "train.log"
     log.write_bytes(b"")
     with socket.socket() as probe:
@@ -156,7 +154,7 @@ def _scrape(port: int, done: object, timeout: float = 60.0) -> str:
 def test_promtool_accepts_the_rules(catalog: Catalog, tmp_path: Path) -> None:
     promtool = _tool("promtool")
     rules = tmp_path / "ml-failures.rules.yml"
-    rules.write_text(prometheus_rules(catalog), encoding="utf-8")
+    rules.write_text(export(catalog, "prometheus-rules"), encoding="utf-8")
     run = subprocess.run([promtool, "check", "rules", str(rules)], capture_output=True, text=True, check=False)
     count = len(yaml.safe_load(rules.read_text())["groups"][0]["rules"])
     assert run.returncode == 0 and f"SUCCESS: {count} rules found" in run.stdout, run.stdout + run.stderr
