@@ -175,9 +175,6 @@ def plain_text(markdown: str) -> str:
 
 def _causes(catalog: Catalog, slug: str) -> list[str]:
     """Return the entries that can cause this one: the order its own file gives, then those that
-    declare it as their effect, by ID."""
-    declared = [r.slug for r in catalog.entries[slug].entry.related if r.type == "caused-by"]
-    inverse = [link.slug for link in catalog.links.get(slug, []) if link.type == "caused-by" and link.slug not in declared]
-    resolved = [catalog.resolve(s) or s for s in declared]
-    return resolved + sorted(inverse, key=lambda s: catalog.entries[s].entry.id)
+    declare it as their effect, by ID (the order of its links)."""
+    return [link.slug for link in catalog.links.get(slug, []) if link.type == "caused-by"]
 

@@ -254,7 +254,11 @@ def _link_relations(catalog: Catalog, waits: _Waits) -> list[Problem]:
             other = back[1].source.at(("related", back[2], "type"))
             problems.append(item.source.problem(("related", i, "type"), "E025",
                 f"{a} {kind} {b}, but {back[1].path}:{other[0]}:{other[1]} says {b} {back[0]} {a} (expected one consistent direction)"))
-    catalog.links = {slug: sorted(links[slug].values(), key=lambda l: (l.type, l.slug)) for slug in catalog.entries}
+    # By type; within one, the relations an entry declares in its file's order, then those others declare, by ID.
+    place = {pair: i for pair, (_kind, _item, i) in declared.items()}
+    catalog.links = {slug: sorted(links[slug].values(), key=lambda l: (l.type, not l.declared, place.get((slug, l.slug), 0),
+                                                                      catalog.entries[l.slug].entry.id))
+                     for slug in catalog.entries}
     return problems
 
 

@@ -28,6 +28,20 @@ def test_inverse_relation_is_shown_on_the_other_entry(content: Path) -> None:
     assert list(catalog.taxonomies["severities"]) == ["high"]
 
 
+
+def test_an_entrys_relations_keep_its_files_order_then_others_by_id(content: Path) -> None:
+    """"Caused by" lists the causes in the order the entry gives them (the most frequent first),
+    then those that name it as their effect, by ID: never by slug."""
+    write_tree(content, {
+        "failures/second-failure.yaml": entry_yaml("MTF-0002", "Second failure", "- slug: fourth\n  type: caused-by\n"
+                                                   "- slug: third\n  type: caused-by\n", category="memory"),
+        "failures/third.yaml": entry_yaml("MTF-0003", "Third"),
+        "failures/fourth.yaml": entry_yaml("MTF-0004", "Fourth"),
+        "failures/aardvark.yaml": entry_yaml("MTF-0006", "Aardvark", "- slug: second-failure\n  type: causes\n"),
+    })
+    links = build_catalog(load_content(content)).links["second-failure"]
+    assert [(l.slug, l.declared) for l in links] == [("fourth", True), ("third", True), ("first-failure", False), ("aardvark", False)]
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
