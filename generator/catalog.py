@@ -214,12 +214,13 @@ def _check_ledger(catalog: Catalog, source: SourceMap | None, waits: _Waits) -> 
 
 def _same_relations(previous: Catalog, catalog: Catalog) -> bool:
     """Return whether what relations are linked from is as in the previous catalog: the entries,
-    their relations and aliases, and the entries set aside (an unchanged file gives the same model)."""
+    their relations, IDs (which order the relations others declare) and aliases, and the entries
+    set aside (an unchanged file gives the same model)."""
     if (previous.entries.keys() != catalog.entries.keys() or previous.aliases != catalog.aliases
             or previous.set_aside != catalog.set_aside):
         return False
     before = previous.entries
-    return all(before[slug].entry is item.entry or before[slug].entry.related == item.entry.related
+    return all(before[slug].entry is item.entry or (before[slug].entry.related, before[slug].entry.id) == (item.entry.related, item.entry.id)
                for slug, item in catalog.entries.items())
 
 

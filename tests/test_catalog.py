@@ -42,6 +42,21 @@ def test_an_entrys_relations_keep_its_files_order_then_others_by_id(content: Pat
     links = build_catalog(load_content(content)).links["second-failure"]
     assert [(l.slug, l.declared) for l in links] == [("fourth", True), ("third", True), ("first-failure", False), ("aardvark", False)]
 
+
+def test_a_catalog_takes_the_previous_ones_links_only_while_relations_and_ids_are_the_same(content: Path) -> None:
+    """serve passes the last build's catalog: its links are taken again when no relation, ID or
+    alias changed (equal models from re-read files count as unchanged), and made afresh otherwise."""
+    write_tree(content, {"failures/third.yaml": entry_yaml("MTF-0003", "Third", "- slug: second-failure\n  type: causes\n"),
+                         "failures/fourth.yaml": entry_yaml("MTF-0004", "Fourth", "- slug: second-failure\n  type: causes\n")})
+    first = build_catalog(load_content(content))
+    assert build_catalog(load_content(content), first).links is first.links
+    write_tree(content, {"failures/third.yaml": entry_yaml("MTF-0005", "Third", "- slug: second-failure\n  type: causes\n")})
+    renumbered = build_catalog(load_content(content), first)
+    assert [l.slug for l in renumbered.links["second-failure"]] == ["first-failure", "fourth", "third"]  # by ID
+    write_tree(content, {"failures/first-failure.yaml": entry_yaml("MTF-0001", "First failure", "- slug: second-failure\n  type: see-also\n")})
+    relinked = build_catalog(load_content(content), renumbered)
+    assert relinked.links["second-failure"][-1] == Link("see-also", "first-failure", False)
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
