@@ -155,6 +155,18 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
         gc.unfreeze()
 
 
+def keep_beside(options: BuildOptions, memory: Memory) -> None:
+    """Write what a long-running process kept in memory (the page and entry caches, the graph)
+    beside the output, so that the next command's build starts from them; call it when no build
+    of that process is running."""
+    if memory.pages is not None:  # None while a build's files go live, and after a build that failed then
+        memory.pages.save(options.beside_out("cache"))
+    if memory.entries is not None:
+        memory.entries.save(options.beside_out("entries"))
+        if memory.graph is not None:
+            replace_file(options.beside_out("graph"), pickle.dumps((memory.entries.code, memory.graph), protocol=4))
+
+
 def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: Memory) -> BuildResult:
     result = BuildResult()
 
@@ -231,7 +243,8 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             staging.commit(options.search, reuse_search, removed=(cache.pages.keys() | cache.files.keys()) - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
     renewed.searched = options.search
-    renewed.save(cache_path)
+    if not memory.serving:  # serve writes its caches when it stops (keep_beside)
+        renewed.save(cache_path)
     memory.pages = renewed
     options.beside_out("inputs").write_text(seen.inputs, encoding="ascii")
     result.entries, result.pages, result.cached = len(catalog.entries), len(plan), entry_cache.hits

@@ -10,6 +10,7 @@ import argparse
 import datetime
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,7 +192,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .build import BuildResult, Memory, build
+    from .build import BuildResult, Memory, build, keep_beside
     from .serve import serve
 
     def ready(url: str) -> None:
@@ -201,12 +202,14 @@ def _serve(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     memory = Memory(serving=True)
+    options = BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1, drafts=not args.no_drafts)
 
     def rebuild() -> BuildResult:
-        return build(BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1,
-                                  drafts=not args.no_drafts), memory=memory)
+        return build(options, memory=memory)
 
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped like Ctrl-C, so the caches are written
     serve(rebuild, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
+    keep_beside(options, memory)
     return 0
 
 

@@ -124,7 +124,8 @@ def serve(build: Callable[[], object], watched: list[Path], out: Path, host: str
         for _changes in watchfiles.watch(*watched, stop_event=stop, debounce=200, rust_timeout=500):
             _rebuild(build, state, log)
 
-    threading.Thread(target=watch, daemon=True).start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     ready(f"http://{host}:{server.server_address[1]}/")
     try:
         server.serve_forever()
@@ -132,4 +133,5 @@ def serve(build: Callable[[], object], watched: list[Path], out: Path, host: str
         pass
     finally:
         stop.set()
+        watcher.join()  # a rebuild under way finishes first
         server.server_close()

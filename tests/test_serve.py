@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import http.client
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -73,6 +75,33 @@ def test_edit_rebuilds_and_a_broken_entry_shows_an_error_page_until_fixed(server
     status, body = _wait_for(page, "<h1>First failure</h1>")
     assert status == 200
 
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "terminate"])
+def test_stopping_writes_the_caches_so_the_next_build_renders_only_what_changed(content: Path, tmp_path: Path, stop: int) -> None:
+    """serve keeps its caches in memory while it runs and writes them beside the output when it stops."""
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", "0", "--no-search"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    server = proc.stdout.readline().split(" on ")[1].split(" ")[0]
+    entry = content / "failures/first-failure.yaml"
+    entry.write_text(entry.read_text().replace("title: First failure", "title: Renamed failure"))
+    _wait_for(server + "failures/first-failure/", "<h1>Renamed failure</h1>")
+    proc.send_signal(stop)
+    assert proc.wait(timeout=30) == 0
+    assert all((tmp_path / f".site.{kind}").is_file() for kind in ("cache", "entries", "graph"))
+
+    def build() -> tuple[int, int]:
+        """Return (pages rendered, pages) of a command's build (which leaves drafts out, unlike serve)."""
+        out = subprocess.run([sys.executable, "-m", "generator", "build", "--no-search"], cwd=tmp_path,
+                             capture_output=True, text=True, check=True).stdout
+        rendered, pages = re.search(r"\((\d+) of (\d+) pages rendered\)", out).groups()  # type: ignore[union-attr]
+        return int(rendered), int(pages)
+    assert build()[0] == 0
+    second = content / "failures/second-failure.yaml"
+    second.write_text(second.read_text().replace("title: Second failure", "title: Renamed second failure"))
+    rendered, pages = build()
+    assert 0 < rendered < pages
 
 @pytest.mark.parametrize("path", ["/../../../etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd", "/%2e%2e/%2e%2e/content/ledger.yaml"])
 def test_only_files_inside_the_output_folder_are_served(server: str, path: str) -> None:
