@@ -339,8 +339,8 @@ def _signature_payload(path: Path) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 1 content problems, 2 usage, 141 when
-    the reader of the output went away, as after `| head`)."""
+    """Run the command line; return the exit code (0 ok, 1 content problems, 2 usage, 130 when
+    interrupted, 141 when the reader of the output went away, as after `| head`)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     except GeneratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, or serve's SIGTERM, before the command was done: a build leaves the site as it was
+        return 130
     except BrokenPipeError:
         # The reader stopped reading (`| head`): stop quietly, and keep Python's own flush at exit from failing again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
