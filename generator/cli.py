@@ -207,7 +207,8 @@ def _serve(args: argparse.Namespace) -> int:
     def rebuild() -> BuildResult:
         return build(options, memory=memory)
 
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped like Ctrl-C, so the caches are written
+    for stop in (signal.SIGINT, signal.SIGTERM):  # both stop it as Ctrl-C does, so the caches are written (a shell
+        signal.signal(stop, signal.default_int_handler)  # that starts a job in the background makes it ignore SIGINT)
     serve(rebuild, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     keep_beside(options, memory)
     return 0
