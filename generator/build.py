@@ -109,6 +109,11 @@ def _load_graph(path: Path, code: str) -> Graph | None:
     return stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == code and isinstance(stored[1], Graph) else None
 
 
+def _save_graph(path: Path, code: str, graph: Graph) -> None:
+    """Keep the graph beside the output for the next build made by the same code (_load_graph)."""
+    replace_file(path, pickle.dumps((code, graph), protocol=4))
+
+
 def load_catalog(content_dir: Path, drafts: bool = True, cache: EntryCache | None = None, jobs: int = 1,
                  digests: dict[str, str] | None = None, previous: Catalog | None = None) -> Catalog:
     """Return the validated catalog of a content folder, its draft entries left out unless
@@ -164,7 +169,7 @@ def keep_beside(options: BuildOptions, memory: Memory) -> None:
     if memory.entries is not None:
         memory.entries.save(options.beside_out("entries"))
         if memory.graph is not None:
-            replace_file(options.beside_out("graph"), pickle.dumps((memory.entries.code, memory.graph), protocol=4))
+            _save_graph(options.beside_out("graph"), memory.entries.code, memory.graph)  # the code the entries were read by
 
 
 def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: Memory) -> BuildResult:
@@ -209,7 +214,7 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             memory.views = graph, made
         lent = previous and graph.drawn is previous.drawn and graph.rings is previous.rings and graph.similar is previous.similar
         if not (memory.serving or lent):
-            replace_file(options.beside_out("graph"), pickle.dumps((seen.code, graph), protocol=4))
+            _save_graph(options.beside_out("graph"), seen.code, graph)
         everywhere = global_digest(seen.code, catalog)
         if memory.renderer is None or memory.renderer[0] != everywhere:
             memory.renderer = everywhere, Renderer(catalog.site, category_names(catalog), options.templates,

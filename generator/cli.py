@@ -207,8 +207,10 @@ def _serve(args: argparse.Namespace) -> int:
     def rebuild() -> BuildResult:
         return build(options, memory=memory)
 
-    for stop in (signal.SIGINT, signal.SIGTERM):  # both stop it as Ctrl-C does, so the caches are written (a shell
-        signal.signal(stop, signal.default_int_handler)  # that starts a job in the background makes it ignore SIGINT)
+    # Both signals stop serve as Ctrl-C does, so that its caches are written; SIGINT too, since a shell
+    # without job control starts a background job with SIGINT ignored.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.default_int_handler)
     serve(rebuild, [args.content, TEMPLATES], args.out, "127.0.0.1", args.port, log, ready)
     keep_beside(options, memory)
     return 0
