@@ -8,6 +8,7 @@ its view and nothing else: the incremental build compares views, not recorded re
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -222,6 +223,7 @@ class PlannedEntry:
     links: list[GraphLink]
     similar: list[Similar]
     view: EntryView
+    neighbours: frozenset[str]  # the entries the view names (related and similar), whose titles it shows
 
 
 @dataclass
@@ -252,7 +254,7 @@ def _machine_readable(catalog: Catalog, html_paths: list[str]) -> Iterator[PageS
     urls = tuple((base + path.removesuffix("index.html"), lastmod.get(path, "")) for path in sorted(html_paths))
     yield PageSpec("sitemap.xml", "sitemap.xml", SitemapView(urls), listed=False)
     yield PageSpec("robots.txt", "robots.txt", EmptyView(), listed=False)
-    newest = sorted(catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug), reverse=True)[:FEED_SIZE]
+    newest = heapq.nlargest(FEED_SIZE, catalog.entries.values(), key=lambda i: (i.entry.last_reviewed, i.slug))
     items = tuple(FeedItem(i.entry.title, entry_url(base, i.slug), f"{base}id/{i.entry.id}/", i.entry.last_reviewed.isoformat(),
                            i.entry.category, i.entry.summary) for i in newest)
     yield PageSpec("feed.xml", "feed.xml", FeedView(items[0].updated if items else "1970-01-01", items), listed=False)
@@ -286,11 +288,12 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
     if (before is not None and before.view.item.entry is item.entry and before.view.item.source is item.source
             and before.view.sketch is sketch and graph.restyled is not None and before.similar == similar
             and before.links == links and before.view.hub_links == tuple(hub_links) and before.view.reproduced == reproduced
-            and graph.restyled.isdisjoint(l.slug for l in (*before.view.related, *before.view.similar))):
+            and graph.restyled.isdisjoint(before.neighbours)):
         planned = before
     else:
         planned = PlannedEntry(links, similar, EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
-                                                         tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch))
+                                                         tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch),
+                               frozenset(l.slug for l in (*links, *similar)))
     if made is not None:
         made.entries[slug] = planned
     return planned.view
