@@ -33,8 +33,9 @@ def released_2_12_stage(self, state_dict, **kwargs):
 
 
 def make_stager():
-    # torchtitan uses StagingOptions(True, True, True, True); pinned/shared memory and
-    # non-blocking copies need CUDA, so only async staging (a background thread) is kept.
+    # torchtitan uses StagingOptions(True, True, True, True); without CUDA pinning is
+    # skipped and non-blocking copies need an accelerator, so only async staging (a
+    # background thread) is kept here (shared memory is left off as well).
     return DefaultStager(
         StagingOptions(
             use_pinned_memory=False,
