@@ -293,7 +293,7 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
     else:
         planned = PlannedEntry(links, similar, EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
                                                          tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch),
-                               frozenset(l.slug for l in (*links, *similar)))
+                               frozenset({l.slug for l in links} | {s.slug for s in similar}))
     if made is not None:
         made.entries[slug] = planned
     return planned.view
