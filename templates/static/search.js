@@ -175,7 +175,17 @@
     const seen = new Set();
     const hits = ranked.map(([hit]) => hit).filter((hit) => !seen.has(hit.id) && seen.add(hit.id));
     const found = await entriesFromHits(hits, data, filters, [], limit * 3);
+    const family = errorFamily(query);
+    const inFamily = (f) => (family && data.entries[f.slug].title.toLowerCase().includes(family) ? 1 : 0);
+    found.sort((a, b) => inFamily(b) - inFamily(a));  // a stable sort: entries of the pasted error's family first, in rank order
     return found.slice(0, limit);
+  }
+
+  // The error family a pasted message names before its first colon, after any exception class:
+  // "RuntimeError: CUDA error: too many blocks ..." is of the family "cuda error".
+  function errorFamily(query) {
+    const found = query.replace(PREFIX, "").replace(/^[\w.]+(?:Error|Exception):\s*/, "").match(/^([a-z][\w ]{0,30}? error):/i);
+    return found ? found[1].toLowerCase() : "";
   }
 
   /** The ranked entries for a query: signature matches, then Pagefind's; else the nearest ones, marked nearest. */
