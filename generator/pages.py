@@ -223,7 +223,11 @@ class PlannedEntry:
     links: list[GraphLink]
     similar: list[Similar]
     view: EntryView
-    neighbours: frozenset[str]  # the entries the view names (related and similar), whose titles it shows
+
+    @functools.cached_property
+    def neighbours(self) -> frozenset[str]:
+        """The entries the view names (related and similar), whose titles it shows."""
+        return frozenset(link.slug for link in (*self.view.related, *self.view.similar))
 
 
 @dataclass
@@ -292,8 +296,7 @@ def _entry_view(catalog: Catalog, graph: Graph, item: LoadedEntry, link: Callabl
         planned = before
     else:
         planned = PlannedEntry(links, similar, EntryView(item, reproduced, tuple(hub_links), tuple(link(l.slug, l.type) for l in links),
-                                                         tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch),
-                               frozenset({l.slug for l in links} | {s.slug for s in similar}))
+                                                         tuple(link(s.slug, ", ".join(s.shared)) for s in similar), sketch))
     if made is not None:
         made.entries[slug] = planned
     return planned.view

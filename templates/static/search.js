@@ -1,7 +1,7 @@
 // Search: pasted error strings are matched against the entries' error signatures
 // first (numbers, ranks and addresses normalised away), then Pagefind's full-text
 // index; when neither finds anything, the query's distinctive words give the
-// nearest entries, labelled as such. The same ranking feeds /search/ and the
+// nearest entries, labelled as such (those of the pasted error's family first). The same ranking feeds /search/ and the
 // header box's instant results (an ARIA combobox). Everything is built with
 // textContent, and only this site's files are fetched. Also routes the home page's
 // one box: a multi-line paste goes to the in-browser diagnosis, without leaving the browser.
@@ -184,8 +184,8 @@
   // The error family a pasted message names before its first colon, after any exception class:
   // "RuntimeError: CUDA error: too many blocks ..." is of the family "cuda error".
   function errorFamily(query) {
-    const found = query.replace(PREFIX, "").replace(/^[\w.]+(?:Error|Exception):\s*/, "").match(/^([a-z][\w ]{0,30}? error):/i);
-    return found ? found[1].toLowerCase() : "";
+    const match = query.replace(PREFIX, "").replace(/^[\w.]+(?:Error|Exception):\s*/, "").match(/^([a-z][\w ]{0,30}? error):/i);
+    return match ? match[1].toLowerCase() : "";
   }
 
   /** The ranked entries for a query: signature matches, then Pagefind's; else the nearest ones, marked nearest. */
