@@ -78,20 +78,15 @@ def main():
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29531")
     dist.init_process_group("gloo", rank=0, world_size=1)
-    original = DefaultStager._stage
-    with tempfile.TemporaryDirectory() as root:
-        print("== 1. reused stager, PyTorch 2.11/2.12 _stage (close after every stage)", flush=True)
-        DefaultStager._stage = released_2_12_stage
-        try:
-            save_twice(os.path.join(root, "reused"), reuse_stager=True)
-        finally:
-            DefaultStager._stage = original
-        print("== 2. fresh stager for every save, same 2.11/2.12 _stage", flush=True)
-        DefaultStager._stage = released_2_12_stage
-        try:
-            save_twice(os.path.join(root, "fresh"), reuse_stager=False)
-        finally:
-            DefaultStager._stage = original
+    original, DefaultStager._stage = DefaultStager._stage, released_2_12_stage
+    try:
+        with tempfile.TemporaryDirectory() as root:
+            for folder, reuse, title in (("reused", True, "1. reused stager, PyTorch 2.11/2.12 _stage (close after every stage)"),
+                                         ("fresh", False, "2. fresh stager for every save, same 2.11/2.12 _stage")):
+                print(f"== {title}", flush=True)
+                save_twice(os.path.join(root, folder), reuse_stager=reuse)
+    finally:
+        DefaultStager._stage = original
     dist.destroy_process_group()
 
 
