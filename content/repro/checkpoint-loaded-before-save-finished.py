@@ -19,8 +19,8 @@ every run shows the same thing instead of depending on timing:
 4. The fix: rank 0 saves, every rank calls dist.barrier(), then rank 1 loads. It loads.
 
 Observed with torch 2.13.0+cpu. An unpaused version of scenario 1 (rank 1 polling until the path
-exists, a 256 MiB state_dict) gave `EOFError: Ran out of input` in 3 runs out of 5 and
-`failed finding central directory` in the other 2.
+exists, a 256 MiB state_dict) gave `EOFError: Ran out of input` in most of 5 runs and
+`failed finding central directory` in the rest.
 """
 import os
 import sys
