@@ -20,6 +20,11 @@ PrepareModuleInput plan with desired_input_layouts=Partial()), shows the
 lower-level refusal that the internal redistribution routine raises for
 Shard -> Partial, and then the supported way to build and reduce a Partial
 DTensor.
+
+It runs on PyTorch 2.3 to 2.14 (imports fall back to torch.distributed._tensor
+before 2.5); it was run on 2.3.0, 2.9.0, 2.13.0 and 2.14.1. On 2.14.1 the
+Shard(0) and ColwiseParallel requests succeed and the Replicate sources are
+refused with the 2.14 wording.
 """
 import os
 import socket
@@ -31,7 +36,17 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.tensor import DTensor, Partial, Replicate, Shard
+
+try:  # PyTorch 2.5 and later: the public module
+    from torch.distributed.tensor import DTensor, Partial, Replicate, Shard
+    from torch.distributed.tensor._redistribute import redistribute_local_tensor
+except ImportError:  # 2.2 to 2.4: torch.distributed._tensor, class _Partial up to 2.3
+    from torch.distributed._tensor import DTensor, Replicate, Shard
+    from torch.distributed._tensor.placement_types import _Partial as Partial
+    try:
+        from torch.distributed._tensor._redistribute import redistribute_local_tensor
+    except ImportError:
+        from torch.distributed._tensor.redistribute import redistribute_local_tensor
 from torch.distributed.tensor.parallel import (
     ColwiseParallel,
     PrepareModuleInput,
@@ -94,7 +109,6 @@ def worker(rank, port):
 
         # 4. The internal routine that DTensor's dispatcher uses: Shard -> Partial
         #    is refused there too (2.3 to 2.13) with a different wording.
-        from torch.distributed.tensor._redistribute import redistribute_local_tensor
         spec = sharded._spec
         target = spec.__class__(mesh, (Partial(),), tensor_meta=spec.tensor_meta)
         attempt(rank, "redistribute_local_tensor(Shard(0) -> Partial())",
