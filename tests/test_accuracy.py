@@ -150,11 +150,11 @@ def test_dev_and_test_figures() -> None:
     dev, test = figures(evaluate("dev", index)), figures(evaluate("test", index))
     assert test.logs >= 80 and dev.logs + test.logs >= 200
     # Floors a little under the figures last measured; a drop means a regression. Measured on
-    # 2026-12-05, thirtieth session (1,124 test logs, 1,136 dev logs; blind batches fresh115-fresh122
+    # 2026-12-05, thirty-first session (1,209 test logs, 1,193 dev logs; blind batches fresh123-fresh134
     # joined both splits, and their pastes, many cut before the error, are harder than the corpus;
-    # eleven entries for their classes): test top-1 77.9%, top-3 78.6%; dev 89.9%, 90.1%.
-    assert test.top1 >= 0.77 and test.top3 >= 0.78, test.line("test")
-    assert dev.top1 >= 0.89 and dev.top3 >= 0.90, dev.line("dev")
+    # sixteen entries for their classes): test top-1 76.7%, top-3 77.3%; dev 88.9%, 89.1%.
+    assert test.top1 >= 0.76 and test.top3 >= 0.77, test.line("test")
+    assert dev.top1 >= 0.88 and dev.top3 >= 0.89, dev.line("dev")
     # Four held-back healthy runs of blind batches are answered with an entry (fresh48, fresh49 and
     # fresh53 in the thirteenth session, fresh93 in the twenty-second); they stay unopened in test,
     # so the ceiling is four. (The one before, fresh15's, was opened to fix it and moved to dev with
