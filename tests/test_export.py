@@ -35,6 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # which only diagnose joins again.
 LOGS = [log for log in sorted((ROOT / "tests" / "data" / "logs").glob("*/*.log"))
         if wrap_width(log.read_bytes().decode("utf-8", errors="replace")) is None]
+# mtail 3.0.0-rc50 to 3.0.6 (Debian 12 ships rc50) stop reading a file at its first literal U+FFFD:
+# their decoder takes it for a character cut at a read boundary and waits for the rest of it
+# (google/mtail c12a012f; 3.0.7 splits lines on bytes). /alerts/ tells users; such logs are left out here.
+MTAIL_LOGS = [log for log in LOGS if "\ufffd".encode() not in log.read_bytes()]
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +95,7 @@ def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, inde
         expected: collections.Counter[tuple[str, str]] = collections.Counter()
         lines = 0
         with log.open("ab") as out:  # every real log, written as a training job would write it
-            for path in LOGS:
+            for path in MTAIL_LOGS:
                 data = path.read_bytes()
                 data += b"" if data.endswith(b"\n") else b"\n"
                 lines += data.count(b"\n")
