@@ -35,10 +35,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # which only diagnose joins again.
 LOGS = [log for log in sorted((ROOT / "tests" / "data" / "logs").glob("*/*.log"))
         if wrap_width(log.read_bytes().decode("utf-8", errors="replace")) is None]
-# mtail 3.0.0-rc50 to 3.0.6 (Debian 12 ships rc50) stop reading a file at its first literal U+FFFD:
-# their decoder takes it for a character cut at a read boundary and waits for the rest of it
-# (google/mtail c12a012f; 3.0.7 splits lines on bytes). /alerts/ tells users; such logs are left out here.
-MTAIL_LOGS = [log for log in LOGS if "\ufffd".encode() not in log.read_bytes()]
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +65,12 @@ def test_grep_prints_exactly_the_lines_diagnosis_matches(catalog: Catalog, index
     run = subprocess.run(["grep", "-a", "-c", "-H", "-E", "-f", str(patterns), *map(str, LOGS)], capture_output=True, text=True,
                          env={**os.environ, "LC_ALL": "C"}, check=False)
     assert run.returncode in (0, 1), run.stderr
-    counted = dict(line.rsplit(":", 1) for line in run.stdout.splitlines())
+    counted = {path: int(count) for path, count in (line.rsplit(":", 1) for line in run.stdout.splitlines())}
     wrong, total = [], 0
     for log in LOGS:
         expected = scan(index, [(log.name, [log.read_bytes()])]).matched_lines
         total += expected
-        if int(counted[str(log)]) != expected:
+        if counted[str(log)] != expected:
             wrong.append(f"{log.name}: grep {counted[str(log)]}, diagnose {expected}")
     assert not wrong and len(LOGS) >= 200 and total >= 400, wrong
 
@@ -97,8 +93,13 @@ def test_mtail_counts_exactly_the_lines_diagnosis_reports(catalog: Catalog, inde
         expected: collections.Counter[tuple[str, str]] = collections.Counter()
         lines = 0
         with log.open("ab") as out:  # every real log, written as a training job would write it
-            for path in MTAIL_LOGS:
+            for path in LOGS:
                 data = path.read_bytes()
+                if "\ufffd".encode() in data:
+                    # mtail 3.0.0-rc50 to 3.0.6 (Debian 12 ships rc50) stop reading a file at its first literal
+                    # U+FFFD: their decoder takes it for a character cut at a read boundary and waits for the
+                    # rest (google/mtail c12a012f; 3.0.7 splits lines on bytes). /alerts/ tells users.
+                    continue
                 data += b"" if data.endswith(b"\n") else b"\n"
                 lines += data.count(b"\n")
                 for slug, roles in scan(index, [(path.name, [data])]).lines_by_entry.items():

@@ -34,31 +34,23 @@ import sys
 import tempfile
 import textwrap
 
+# Cases 1 and 2: one unguarded script, started with either start method.
+UNGUARDED_PROCESS = """
+    import multiprocessing as mp
+
+    def work(i):
+        print("child got", i)
+
+    ctx = mp.get_context("{method}")
+    p = ctx.Process(target=work, args=(1,))
+    p.start()
+    p.join()
+    print("child exit code:", p.exitcode)
+"""
+
 CASES = {
-    "1. multiprocessing.Process, spawn context, no main guard": """
-        import multiprocessing as mp
-
-        def work(i):
-            print("child got", i)
-
-        ctx = mp.get_context("spawn")
-        p = ctx.Process(target=work, args=(1,))
-        p.start()
-        p.join()
-        print("child exit code:", p.exitcode)
-    """,
-    "2. multiprocessing.Process, forkserver context, no main guard": """
-        import multiprocessing as mp
-
-        def work(i):
-            print("child got", i)
-
-        ctx = mp.get_context("forkserver")
-        p = ctx.Process(target=work, args=(1,))
-        p.start()
-        p.join()
-        print("child exit code:", p.exitcode)
-    """,
+    "1. multiprocessing.Process, spawn context, no main guard": UNGUARDED_PROCESS.format(method="spawn"),
+    "2. multiprocessing.Process, forkserver context, no main guard": UNGUARDED_PROCESS.format(method="forkserver"),
     "3. torch.multiprocessing.spawn, no main guard": """
         import torch.multiprocessing as mp
 
