@@ -21,6 +21,14 @@ tensors runs exactly that check on a CPU-only machine:
 
 Padding the inner dimension to a multiple of 16 makes the check pass.
 
+Case 4, the grouped GEMM of MoE layers (torch._grouped_mm in bf16, which
+PyTorch 2.13.0 runs on CPU): every operand's leading stride must be a multiple of
+16 bytes, so a contraction dimension of 4 bf16 values (8 bytes) is refused
+
+    RuntimeError: strides should be multiple of 16 bytes
+
+and the same GEMM with the dimension padded to 8 runs.
+
 Observed with torch 2.13.0+cpu; the whole script takes a few seconds.
 """
 import torch
@@ -65,6 +73,12 @@ def scaled_mm_on_meta(m, k, n):
     torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16)
 
 
+def grouped_mm(k):
+    a = torch.randn(10, k, dtype=torch.bfloat16)  # two token groups, of 5 tokens each
+    b = torch.randn(2, k, 8, dtype=torch.bfloat16)  # one weight per expert
+    torch._grouped_mm(a, b, offs=torch.tensor([5, 10], dtype=torch.int32))
+
+
 def main():
     print("torch", torch.__version__)
     try:
@@ -77,6 +91,8 @@ def main():
     report("case 2, _scaled_mm K=41", lambda: scaled_mm_on_meta(16, 41, 32))
     report("case 3, _scaled_mm N=40", lambda: scaled_mm_on_meta(16, 64, 40))
     report("case 2 and 3 padded to multiples of 16", lambda: scaled_mm_on_meta(16, 48, 48))
+    report("case 4, _grouped_mm K=4 (bf16)", lambda: grouped_mm(4))
+    report("case 4 padded to K=8", lambda: grouped_mm(8))
 
 
 if __name__ == "__main__":
