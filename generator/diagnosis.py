@@ -553,8 +553,9 @@ def _key_length(h: _Hits) -> int:
 
 
 def _specificity(h: _Hits) -> int:
-    """Return how specific an entry's evidence is: its root signature's, else its longest key."""
-    return h.root_specificity if h.root else _key_length(h)
+    """Return how specific an entry's evidence is: its root signature's, else its longest key
+    (none, when every signature it matched is a catch-all)."""
+    return h.root_specificity if h.root else _key_length(h) if h.specificity else 0
 
 
 def _id(index: SignatureIndex, slug: str) -> str:

@@ -119,6 +119,22 @@ def test_a_catch_all_signature_yields_to_the_entry_about_the_exact_message(tmp_p
     assert [p.path for p in check_quality(build_catalog(load_content(tmp_path / "content"))) if p.code == "E032"]
 
 
+def test_a_catch_all_seen_alone_as_collateral_is_generic_evidence(tmp_path: Path) -> None:
+    line = "RuntimeError: The size of tensor a (8) must match the size of tensor b (16) at non-singleton dimension 1"
+    key = "must match the size of tensor b ("
+    write_tree(tmp_path / "content", {
+        "categories.yaml": CATEGORIES,
+        "failures/shapes.yaml": _entry("MTF-0001", "Shapes differ", _sig(key, "collateral", line, "    catch_all: true\n")),
+        "failures/sizes.yaml": _entry("MTF-0002", "Sizes differ", _sig(key, "collateral", line)),
+        "ledger.yaml": "MTF-0001: [shapes]\nMTF-0002: [sizes]\n",
+    })
+    index = SignatureIndex(signature_data(build_catalog(load_content(tmp_path / "content"))))
+    result = scan(index, [("-", [_log(line)])]).candidates
+    # The same key, only one of them a catch-all: that one says less, so it comes second and less confident.
+    assert [(c.slug, c.basis) for c in result] == [("sizes", "collateral-first-specific-alone"), ("shapes", "collateral-first-generic-alone")]
+    assert result[0].score > result[1].score
+
+
 def test_on_a_line_only_collateral_signatures_match_the_one_pinning_more_of_it_comes_first(tmp_path: Path) -> None:
     line = "RuntimeError: DDP expects same model across all ranks, but Rank 3 has 7 params, while rank 0 has inconsistent 0 params."
     key = "DDP expects same model across all ranks"

@@ -203,7 +203,8 @@ function createDiagnosisEngine(data) {
   }
 
   const keyLength = (h) => Math.max(...h.evidence.map((e) => e.signature.length));  // how specific collateral evidence is
-  const specificity = (h) => (h.root !== null ? h.rootSpec : keyLength(h));  // its root signature's, else its longest key
+  // its root signature's, else its longest key (none when every signature it matched is a catch-all)
+  const specificity = (h) => (h.root !== null ? h.rootSpec : h.spec ? keyLength(h) : 0);
   const newHits = (first) => ({ first, evidence: [], count: 0, lines: 0, roleLines: {}, ranks: new Set(), root: null, rootOrder: 0, rootSpec: 0,
     spec: 0, routineLines: 0, routineLimit: 0, unowned: 0 });
 
