@@ -16,7 +16,8 @@ Cases:
    precompute work.
 5. Workaround: enable_fsdp_float8_all_gather=False (the weight is all-gathered in high precision
    and cast after the all-gather); forward and backward work.
-The healthy ranks of a failing case then see their peer leave ("Connection closed by peer" on gloo).
+The healthy ranks of a failing case then see their peer leave ("Connection closed by peer" or
+"Connection reset by peer" on gloo).
 """
 import datetime
 import multiprocessing
