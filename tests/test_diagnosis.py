@@ -119,7 +119,7 @@ def test_a_catch_all_signature_yields_to_the_entry_about_the_exact_message(tmp_p
     assert [p.path for p in check_quality(build_catalog(load_content(tmp_path / "content"))) if p.code == "E032"]
 
 
-def test_a_catch_all_seen_alone_as_collateral_is_generic_evidence(tmp_path: Path) -> None:
+def test_an_entry_seen_only_through_a_catch_all_collateral_signature_has_generic_evidence(tmp_path: Path) -> None:
     line = "RuntimeError: The size of tensor a (8) must match the size of tensor b (16) at non-singleton dimension 1"
     key = "must match the size of tensor b ("
     write_tree(tmp_path / "content", {

@@ -119,20 +119,14 @@ CASES = {
 def worker(rank, wanted):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29617")
     dist.init_process_group("gloo", rank=rank, world_size=2)
-    for n, case in CASES.items():
+    runs = [(n, "", run_case, case) for n, case in CASES.items()] + [(n, "DDP ", run_ddp_case, case) for n, case in DDP_CASES.items()]
+    for n, label, run, case in runs:
         if not wanted or n in wanted:
             if rank == 0:
-                sys.stdout.write(f"--- case {n}: {case}\n")
+                sys.stdout.write(f"--- case {n}: {label}{case}\n")
                 sys.stdout.flush()
             dist.barrier()
-            run_case(rank, n, **case)
-    for n, case in DDP_CASES.items():
-        if not wanted or n in wanted:
-            if rank == 0:
-                sys.stdout.write(f"--- case {n}: DDP {case}\n")
-                sys.stdout.flush()
-            dist.barrier()
-            run_ddp_case(rank, n, **case)
+            run(rank, n, **case)
     dist.destroy_process_group()
     sys.stdout.flush()
     os._exit(0)  # skip the slow interpreter teardown of the worker

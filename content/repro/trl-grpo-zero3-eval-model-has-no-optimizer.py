@@ -15,6 +15,7 @@ the unguarded one raises "AttributeError: 'Qwen2ForCausalLM' object has no attri
 import importlib.util
 import inspect
 import os
+import shutil
 import sys
 import tempfile
 import traceback
@@ -65,4 +66,5 @@ bare = tiny_qwen2()
 print(f"bare model: {type(bare).__name__}, hasattr(model, 'optimizer') = {hasattr(bare, 'optimizer')}", flush=True)
 attempt("guarded remove_hooks(bare model)", lambda: trl_utils.remove_hooks(bare))
 attempt("unguarded remove_hooks(bare model)", lambda: unguarded.remove_hooks(bare))
+shutil.rmtree(os.path.dirname(module_path))  # the temporary module was only needed for the traceback
 
