@@ -14,8 +14,8 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,20 +142,23 @@ def site_with(site: SiteConfig, options: dict[str, str]) -> SiteConfig:
 
 
 def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerprint | None = None,
-          memory: Memory | None = None) -> BuildResult:
+          memory: Memory | None = None, shown: Callable[[], None] | None = None) -> BuildResult:
     """Check, render and write the site; a result with no pages means nothing needed doing.
 
     The stamp and caches beside the output let a rebuild skip everything when no input changed
     (seen: the inputs' fingerprint, if the caller has taken it), and re-render only the pages
     whose inputs changed otherwise (raises ContentError). A caller that builds again and again
     passes the same memory to every build.
+    shown: called as soon as the changed pages are live, when a rebuild puts them live before
+    the whole-corpus machine-readable files (as Hugo's server renders the pages in view first),
+    so that serve can reload the open page; the build goes on with those files.
     """
     gc.freeze()  # what exists before the build (the last build's caches, in serve) is not garbage
     try:
         memory = memory or Memory()
         seen = seen or fingerprint(options, memory.files)
         memory.files = seen.files
-        return _build(options, progress or Progress(enabled=False), seen, memory)
+        return _build(options, progress or Progress(enabled=False), seen, memory, shown)
     finally:
         gc.unfreeze()
 
@@ -172,7 +175,8 @@ def keep_beside(options: BuildOptions, memory: Memory) -> None:
             _save_graph(options.beside_out("graph"), memory.entries.code, memory.graph)  # the code the entries were read by
 
 
-def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: Memory) -> BuildResult:
+def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: Memory,
+           shown: Callable[[], None] | None) -> BuildResult:
     result = BuildResult()
 
     @contextmanager
@@ -227,10 +231,18 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
     reuse_search = cache.searched and same_entries and all(cache.pages[p] == renewed.pages[p] for p in indexed)
     # Only the changed files are written when the previous build is known and Pagefind need not see the whole site.
     delta = bool(cache.pages) and (options.out / MARKER).is_file() and (reuse_search if options.search else not cache.searched)
-    with Staging(options.out, delta) as staging:
+    with ExitStack() as staged:
+        staging = staged.enter_context(Staging(options.out, delta))
         with stage("rendering and writing the pages"):
             for page in pages:
                 staging.page(page)
+        if shown is not None and delta:  # the pages go live first, then the machine-readable files
+            with stage("pages going live"):
+                cache_path.unlink(missing_ok=True)  # a build killed from here on renders everything next time
+                memory.pages = None
+                staging.commit(removed=cache.pages.keys() - renewed.pages.keys())
+            shown()
+            staging = staged.enter_context(Staging(options.out, delta))
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
             files = {**render_api(catalog, signatures), **export_files(catalog), **scripts,
@@ -245,7 +257,8 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
             memory.pages = None
-            staging.commit(options.search, reuse_search, removed=(cache.pages.keys() | cache.files.keys()) - (renewed.pages.keys() | renewed.files.keys()))
+            gone = cache.files.keys() if shown and delta else cache.pages.keys() | cache.files.keys()  # the pages' went first
+            staging.commit(options.search, reuse_search, removed=gone - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
     renewed.searched = options.search
     if not memory.serving:  # serve writes its caches when it stops (keep_beside)

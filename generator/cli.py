@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import RULES, ContentError, GeneratorError, Problem, Waiting
@@ -204,8 +204,8 @@ def _serve(args: argparse.Namespace) -> int:
     memory = Memory(serving=True)
     options = BuildOptions(args.content, args.out, search=not args.no_search, jobs=os.cpu_count() or 1, drafts=not args.no_drafts)
 
-    def rebuild() -> BuildResult:
-        return build(options, memory=memory)
+    def rebuild(shown: Callable[[], None]) -> BuildResult:
+        return build(options, memory=memory, shown=shown)
 
     # Both signals stop serve as Ctrl-C does, so that its caches are written; SIGINT too, since a shell
     # without job control starts a background job with SIGINT ignored.

@@ -45,21 +45,34 @@ class _State:
         self.lock = threading.Condition()  # notified when a rebuild bumps the version
 
 
-def _rebuild(build: Callable[[], object], state: _State, log: Callable[[str], None]) -> None:
+def _rebuild(build: Callable[[Callable[[], None]], object], state: _State, log: Callable[[str], None]) -> None:
+    """Build, and publish a new version (the open pages reload) as soon as the changed pages are
+    live, or when the build is done or has failed."""
+    shown = False
+
+    def publish(problems: list[str]) -> None:
+        with state.lock:
+            state.problems = problems
+            state.version += 1
+            state.lock.notify_all()
+
+    def pages_live() -> None:
+        nonlocal shown
+        shown = True
+        publish([])
+
     try:
-        build()
-        problems: list[str] = []
-        log(f"rebuilt (version {state.version + 1})")
+        build(pages_live)
+        if not shown:
+            publish([])
+        log(f"rebuilt (version {state.version})")
     except ContentError as exc:
         problems = [p.format() for p in exc.problems] + [w.format() for w in exc.waiting] + [str(exc)]
         log("\n".join(problems))
+        publish(problems)
     except GeneratorError as exc:
-        problems = [str(exc)]
         log(f"error: {exc}")
-    with state.lock:
-        state.problems = problems
-        state.version += 1
-        state.lock.notify_all()
+        publish([str(exc)])
 
 
 def _error_page(problems: list[str]) -> bytes:
@@ -111,9 +124,10 @@ def _handler(out: Path, state: _State) -> type[http.server.SimpleHTTPRequestHand
     return functools.partial(Handler, directory=str(root))  # type: ignore[return-value]
 
 
-def serve(build: Callable[[], object], watched: list[Path], out: Path, host: str, port: int,
+def serve(build: Callable[[Callable[[], None]], object], watched: list[Path], out: Path, host: str, port: int,
           log: Callable[[str], None], ready: Callable[[str], None]) -> None:
-    """Build, then serve out/ until interrupted, rebuilding whenever a watched path changes."""
+    """Build, then serve out/ until interrupted, rebuilding whenever a watched path changes.
+    build(shown): one build; it calls shown() if its changed pages go live before it is done."""
     state = _State()
     _rebuild(build, state, log)
     out.mkdir(parents=True, exist_ok=True)

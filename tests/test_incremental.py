@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,9 +21,11 @@ from generator.inputs import TEMPLATES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _same_as_clean(work: Path, memory: pipeline.Memory | None = None) -> pipeline.BuildResult:
+def _same_as_clean(work: Path, memory: pipeline.Memory | None = None, shown: Callable[[], None] | None = None) -> pipeline.BuildResult:
+    """Build as the command does (no memory) or as serve does (memory, and shown: called when its
+    changed pages are live), then check the output against a clean build."""
     options = pipeline.BuildOptions(work / "content", work / "site", search=False, templates=work / "templates")
-    result = pipeline.build(options, memory=memory)
+    result = pipeline.build(options, memory=memory, shown=shown or (memory and (lambda: None)))
     shutil.rmtree(work / "clean", ignore_errors=True)
     pipeline.build(replace(options, out=work / "clean", clean=True))
     assert read_tree(work / "site") == read_tree(work / "clean")
@@ -51,7 +54,14 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool, 
     planned = dict(memory.views[1].entries) if memory else {}
     graphs = dict(memory.views[1].graphs) if memory else {}
     _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
-    assert 1 < _same_as_clean(tmp_path, memory).rendered < total / 2
+    live: list[tuple[bool, bool]] = []  # when serve is told to reload: the new title on the entry's page, in api/index.json
+
+    def title_shown() -> None:
+        live.append(tuple("CUDA out of GPU memory" in (tmp_path / "site" / path).read_text()  # type: ignore[arg-type]
+                          for path in ("failures/cuda-out-of-memory/index.html", "api/index.json")))
+
+    assert 1 < _same_as_clean(tmp_path, memory, title_shown if memory else None).rendered < total / 2
+    assert live == ([(True, False)] if memory else [])  # serve reloads the page before the whole-corpus files are written
     if memory:  # serve plans again only the entry views that show the title; the others are taken as they were
         again = {slug for slug, entry in memory.views[1].entries.items() if planned[slug] is entry}
         showing = {slug for slug, entry in planned.items()
