@@ -14,7 +14,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,33 +231,38 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
     reuse_search = cache.searched and same_entries and all(cache.pages[p] == renewed.pages[p] for p in indexed)
     # Only the changed files are written when the previous build is known and Pagefind need not see the whole site.
     delta = bool(cache.pages) and (options.out / MARKER).is_file() and (reuse_search if options.search else not cache.searched)
+    early = shown if delta else None  # told when the pages and assets are live, before the whole-corpus files
+
+    def stage_files(staging: Staging, files: Mapping[str, str | bytes | Deferred]) -> None:
+        """Stage the files that are not pages, each only when its bytes changed (in a delta)."""
+        root = f"{options.out}{os.sep}"  # a string: a Path per file costs more than the check
+        for path, data in sorted(files.items()):
+            key = renewed.files[path] = (renewed.kept(cache, path, data.inputs, functools.partial(_file_digest, everywhere, data))
+                                         if isinstance(data, Deferred) else _file_digest(everywhere, data))
+            unchanged = cache.files.get(path) == key and os.path.isfile(root + path)
+            if not (delta and unchanged):
+                staging.put(path, options.out / path if unchanged else data.make() if isinstance(data, Deferred) else data)
+
     with ExitStack() as staged:
         staging = staged.enter_context(Staging(options.out, delta))
         with stage("rendering and writing the pages"):
             for page in pages:
                 staging.page(page)
-        if shown is not None and delta:  # the pages go live first, then the machine-readable files
+            stage_files(staging, static_files(stylesheet(options.templates), options.templates / "static"))  # what the pages load
+        if early is not None:
             with stage("pages going live"):
                 cache_path.unlink(missing_ok=True)  # a build killed from here on renders everything next time
                 memory.pages = None
                 staging.commit(removed=cache.pages.keys() - renewed.pages.keys())
-            shown()
+            early()
             staging = staged.enter_context(Staging(options.out, delta))
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
-            files = {**render_api(catalog, signatures), **export_files(catalog), **scripts,
-                     **static_files(stylesheet(options.templates), options.templates / "static")}
-            root = f"{options.out}{os.sep}"  # a string: a Path per file costs more than the check
-            for path, data in sorted(files.items()):
-                key = renewed.files[path] = (renewed.kept(cache, path, data.inputs, functools.partial(_file_digest, everywhere, data))
-                                             if isinstance(data, Deferred) else _file_digest(everywhere, data))
-                unchanged = cache.files.get(path) == key and os.path.isfile(root + path)
-                if not (delta and unchanged):
-                    staging.put(path, options.out / path if unchanged else data.make() if isinstance(data, Deferred) else data)
+            stage_files(staging, {**render_api(catalog, signatures), **export_files(catalog), **scripts})
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
             cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
             memory.pages = None
-            gone = cache.files.keys() if shown and delta else cache.pages.keys() | cache.files.keys()  # the pages' went first
+            gone = cache.files.keys() if early else cache.pages.keys() | cache.files.keys()  # the pages' went first
             staging.commit(options.search, reuse_search, removed=gone - (renewed.pages.keys() | renewed.files.keys()))
     report.finish()
     renewed.searched = options.search

@@ -54,13 +54,13 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool, 
     planned = dict(memory.views[1].entries) if memory else {}
     graphs = dict(memory.views[1].graphs) if memory else {}
     _edit(failures / "cuda-out-of-memory.yaml", "title: CUDA out of memory (torch.OutOfMemoryError)", "title: CUDA out of GPU memory")
-    live: list[tuple[bool, bool]] = []  # when serve is told to reload: the new title on the entry's page, in api/index.json
+    live: list[tuple[bool, ...]] = []  # what the site holds when serve is told to reload the open page
 
-    def title_shown() -> None:
-        live.append(tuple("CUDA out of GPU memory" in (tmp_path / "site" / path).read_text()  # type: ignore[arg-type]
-                          for path in ("failures/cuda-out-of-memory/index.html", "api/index.json")))
+    def seen_live(text: str, *paths: str) -> Callable[[], None] | None:
+        return (lambda: live.append(tuple(text in (tmp_path / "site" / path).read_text() for path in paths))) if memory else None
 
-    assert 1 < _same_as_clean(tmp_path, memory, title_shown if memory else None).rendered < total / 2
+    shown = seen_live("CUDA out of GPU memory", "failures/cuda-out-of-memory/index.html", "api/index.json")
+    assert 1 < _same_as_clean(tmp_path, memory, shown).rendered < total / 2
     assert live == ([(True, False)] if memory else [])  # serve reloads the page before the whole-corpus files are written
     if memory:  # serve plans again only the entry views that show the title; the others are taken as they were
         again = {slug for slug, entry in memory.views[1].entries.items() if planned[slug] is entry}
@@ -107,7 +107,9 @@ def test_incremental_output_equals_a_clean_build(tmp_path: Path, serving: bool, 
     # The stylesheet is shared by every page.
     with (tmp_path / "templates/static/style.css").open("a") as css:
         css.write("\n.hub-box { margin-top: 2rem; }\n")
-    _same_as_clean(tmp_path, memory)
+    live.clear()
+    _same_as_clean(tmp_path, memory, seen_live(".hub-box { margin-top: 2rem; }", "assets/style.css"))
+    assert live == ([(True,)] if memory else [])  # the stylesheet goes live with the pages that load it
 
     # A template change re-renders everything that uses it.
     _edit(tmp_path / "templates/base.html", "Every fix is free.", "Every fix is free, always.")
