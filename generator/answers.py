@@ -26,6 +26,7 @@ def diagnosis_json(diagnosis: Diagnosis) -> dict[str, object]:
         "lines_by_entry": diagnosis.lines_by_entry,
         "stopped": None if diagnosis.stopped is None else {
             k: getattr(diagnosis.stopped, k) for k in ("slug", "title", "source", "line", "text", "note")},
+        "cut": None if diagnosis.cut is None else {k: getattr(diagnosis.cut, k) for k in ("source", "line", "text", "note")},
         "cross_rank": None if cross is None else {
             "case": cross.case, "stuck_ranks": cross.stuck, "summary": cross.summary, "groups": cross.groups,
         },
@@ -58,6 +59,8 @@ def format_diagnosis(diagnosis: Diagnosis, top: int, search_url: str) -> str:
         out.append(message("no_match"))
         if diagnosis.stopped:
             out += ["", diagnosis.stopped.note, f"   read: failures/{diagnosis.stopped.slug}/"]
+        if diagnosis.cut:
+            out += ["", diagnosis.cut.note, f"   search: {search_url}{quote(diagnosis.cut.text[:200])}"]
         if diagnosis.notable:
             out += ["", "Lines that look like the failure: search the encyclopedia for one, or propose an entry from it:"]
             for n in diagnosis.notable:

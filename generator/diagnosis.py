@@ -65,6 +65,8 @@ _TIME = re.compile(_PATTERNS["time"], re.ASCII)
 _NOTABLE = re.compile(_PATTERNS["notable"], re.ASCII)
 _STARTUP = re.compile(_PATTERNS["startup"], re.ASCII)
 _MEANINGFUL = re.compile(_PATTERNS["meaningful"], re.ASCII)
+_FRAME = re.compile(_PATTERNS["frame"], re.ASCII)
+_CARET = re.compile(_PATTERNS["caret"], re.ASCII)
 _ANNOUNCED = re.compile(_PATTERNS["announced_rank"], re.ASCII)
 # Every notable line holds one of these words, so only lines with one are tried against _NOTABLE.
 _NOTABLE_WORDS = ahocorasick_rs.BytesAhoCorasick([w.encode() for w in RULES["notable_tokens"]])  # type: ignore[attr-defined]
@@ -137,6 +139,16 @@ class Stopped:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A log without a matching signature that ends inside a Python traceback, before its error line."""
+
+    source: str
+    line: int
+    text: str
+    note: str
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     candidates: list[Candidate]
     cross_rank: CrossRank | None
@@ -148,6 +160,7 @@ class Diagnosis:
     # root, routine (a root signature a healthy run prints a few times) or collateral
     lines_by_entry: dict[str, dict[str, int]] = field(default_factory=dict)
     stopped: Stopped | None = None  # only when no candidate
+    cut: Cut | None = None  # only when no candidate
 
 
 @dataclass(frozen=True)
@@ -211,6 +224,7 @@ class _State:
     reports: Reports = field(default_factory=Reports)
     notable: deque[Notable] = field(default_factory=lambda: deque(maxlen=MAX_NOTABLE))
     stopped: Notable | None = None  # the last line of a log that ends during start-up
+    cut: Notable | None = None  # the last line of a log that ends inside a traceback
     order: int = 0
     windows: tuple[int, int] = (0, 0)  # (line number, windows taken from it)
     skipped: set[str] = field(default_factory=set)
@@ -458,15 +472,22 @@ def _collect_notable(state: _State, name: str, tail: bytes) -> None:
 
 
 def _note_stop(state: _State, name: str, tail: bytes) -> None:
-    """Remember the last line of a log when it is a start-up line (a log cut during start-up)."""
+    """Remember the end of a log when it tells where the log was cut: during start-up (its last
+    line), or inside a traceback, before the error line (the frame's source line, or the frame)."""
     lines = tail.decode("utf-8", errors="replace").split("\n")
     if tail.endswith(b"\n"):
         lines.pop()
-    for back, line in enumerate(reversed(lines)):
-        if _MEANINGFUL.search(line):
-            if len(line) <= LONG_LINE and _STARTUP.search(line):
-                state.stopped = Notable(name, state.lines - back, line_rank(line), line.strip()[:MAX_TEXT])
-            return
+    last = list(itertools.islice(((back, line) for back, line in enumerate(reversed(lines)) if _MEANINGFUL.search(line)), 3))
+    texts = [line for _back, line in last]  # the last three meaningful lines, newest first
+    if texts and len(texts[0]) <= LONG_LINE and _STARTUP.search(texts[0]):
+        state.stopped = Notable(name, state.lines - last[0][0], line_rank(texts[0]), texts[0].strip()[:MAX_TEXT])
+    if not texts or any(len(line) > LONG_LINE for line in texts):
+        return
+    # Below a traceback's last frame come its source line and, from Python 3.11, carets; never the error line.
+    frame = next((i for i, line in enumerate(texts) if _FRAME.search(line)), None)
+    if frame == 0 or (frame == 1 and not _NOTABLE.search(texts[0])) or (frame == 2 and _CARET.search(texts[0]) and not _NOTABLE.search(texts[1])):
+        back, line = last[frame - 1 if frame else 0]
+        state.cut = Notable(name, state.lines - back, line_rank(line), line.strip()[:MAX_TEXT])
 
 
 def _is_routine(h: _Hits) -> bool:
@@ -501,7 +522,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
     return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines,
                      {s: dict(sorted(h.role_lines.items())) for s, h in sorted(state.hits.items()) if h.lines},
-                     None if candidates else _stopped(index, state.stopped))
+                     None if candidates else _stopped(index, state.stopped), None if candidates or state.cut is None else _cut(state.cut))
 
 
 def _stopped(index: SignatureIndex, last: Notable | None) -> Stopped | None:
@@ -510,6 +531,10 @@ def _stopped(index: SignatureIndex, last: Notable | None) -> Stopped | None:
     title = _title(index, STOPPED_ENTRY)
     return Stopped(STOPPED_ENTRY, title, last.source, last.line, last.text,
                    message("stopped", where=_place(last.source, last.line), text=last.text, title=title))
+
+
+def _cut(last: Notable) -> Cut:
+    return Cut(last.source, last.line, last.text, message("cut", where=_place(last.source, last.line), text=last.text))
 
 
 def _cross_rank_evidence(index: SignatureIndex, state: _State, cross: CrossRank | None, hits: dict[str, _Hits]) -> dict[str, str]:

@@ -42,6 +42,7 @@ class Outcome:
     basis: tuple[str, ...]
     routine: tuple[str, ...] = ()  # entries whose lines the diagnosis reported as routine, not as a failure
     stopped: str | None = None  # the entry a note on a log that ends during start-up points to (not an answer)
+    cut: bool = False  # a note says the log ends inside a traceback, before its error line
 
     @property
     def has_entry(self) -> bool:
@@ -87,7 +88,7 @@ def evaluate(split: str, index: SignatureIndex | None = None) -> list[Outcome]:
         outcomes.append(Outcome(f"{split}/{path.name}", str(item.get("class") or expect or "none"), accepted,
                                 tuple(c.slug for c in result), result[0].score if result else None,
                                 tuple(c.basis for c in result), tuple(r.slug for r in diagnosis.routine),
-                                diagnosis.stopped.slug if diagnosis.stopped else None))
+                                diagnosis.stopped.slug if diagnosis.stopped else None, diagnosis.cut is not None))
     return outcomes
 
 
@@ -220,4 +221,6 @@ if __name__ == "__main__":
         noted = [o for o in results[split] if o.stopped]
         print(f"  start-up notes (apart from the answers): {len(noted)} logs, {sum(o.stopped in o.accepted for o in noted)} of them "
               f"of that entry's class, {sum(o.failure == 'none' for o in noted)} negatives")
+        cut = [o for o in results[split] if o.cut]
+        print(f"  cut-traceback notes: {len(cut)} logs, {sum(o.failure == 'none' for o in cut)} negatives")
         print("  reliability:", "; ".join(f"{b}: {n} answers, {r:.0%} right" if r is not None else f"{b}: 0" for b, n, r in reliability(results[split])))

@@ -214,6 +214,17 @@ def test_a_log_that_ends_during_start_up_gets_the_start_up_hang_as_a_note(browse
     assert errors.errors == []
 
 
+def test_a_log_that_ends_inside_a_traceback_says_its_error_line_is_missing(browser, site: str) -> None:
+    page, errors = open_page(browser, site + "diagnose/")
+    page.fill("#log-text", 'Traceback (most recent call last):\n  File "train.py", line 358, in main\n'
+                           "    torch.cuda.set_device(device_ordinal)\n")
+    page.click("#diagnose-form button")
+    note = page.locator("p.cut")
+    assert "The log ends inside a Python traceback (line 3: torch.cuda.set_device(device_ordinal))" in note.inner_text()
+    assert note.locator("a").get_attribute("href") == "../search/?q=torch.cuda.set_device(device_ordinal)"
+    assert errors.errors == []
+
+
 def test_a_search_that_finds_nothing_exact_leads_to_a_proposal_of_that_line(browser, forge_site: str) -> None:
     page, errors = open_page(browser, forge_site + "search/?q=" + "ZeroDivisionError: integer division or modulo by zero in collate_fn")
     page.click("#search-results .propose a")

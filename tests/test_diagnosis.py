@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from conftest import CATEGORIES, NO_ENTRY_LINE, entry_yaml, write_tree
@@ -352,6 +353,28 @@ def test_a_log_that_ends_during_start_up_points_to_the_start_up_hang_apart_from_
     assert answered.candidates and answered.stopped is None
 
 
+def test_a_log_that_ends_inside_a_traceback_says_its_error_line_is_missing(index: SignatureIndex) -> None:
+    frame = '  File "/env/colossalai/context/parallel_context.py", line 519, in set_device'
+    top = ["Traceback (most recent call last):", '  File "train.py", line 677, in <module>', "    main(args)"]
+    cases = {  # the last frame alone; with its source line; with Python 3.11's carets, behind a launcher's rank prefix
+        "frame": ([*top, frame], 4, frame.strip()),
+        "source": ([*top, frame, "    torch.cuda.set_device(device_ordinal)", ""], 5, "torch.cuda.set_device(device_ordinal)"),
+        "carets": ([f"[rank1]: {line}" for line in (*top, frame, "    torch.cuda.set_device(device_ordinal)", "    ^^^^^^^^^^^^^^^^^^^^^")],
+                   5, "[rank1]:     torch.cuda.set_device(device_ordinal)"),
+    }
+    for name, (lines, line, text) in cases.items():
+        result = scan(index, [("cut.log", [_log(*lines)])])
+        assert result.candidates == [] and result.cut is not None, name
+        assert (result.cut.line, result.cut.text) == (line, text), name
+        answer = format_diagnosis(result, 5, "https://example.org/search/?q=")
+        assert f"The log ends inside a Python traceback (cut.log:{line}: {text})" in answer, name
+        assert "search: https://example.org/search/?q=" + quote(text) in answer, name
+    # a traceback that ends in its error line, a log that goes on after it, and a log with an answer get no such note
+    assert scan(index, [("-", [_log(*top, frame, "    torch.cuda.set_device(device_ordinal)", "RuntimeError: CUDA error: invalid device ordinal")])]).cut is None
+    assert scan(index, [("-", [_log(*top, frame, "    torch.cuda.set_device(device_ordinal)", "Epoch 1 done", "loss=0.3")])]).cut is None
+    assert scan(index, [("-", [_log(f"[rank2]: {OOM}", *top, frame)])]).cut is None
+
+
 def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.log").write_bytes(_log(f"[rank2]: {OOM}", _timeout(0)))
     (tmp_path / "clean.log").write_bytes(_log("all good"))
@@ -359,7 +382,7 @@ def test_cli_json_shape_and_exit_codes(index: SignatureIndex, tmp_path: Path, ca
     result = json.loads(capsys.readouterr().out)
     first = result["candidates"][0]
     assert {"slug", "id", "title", "score", "role", "evidence", "explanation", "basis", "matched_lines"} <= set(first)
-    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "lines_by_entry", "stopped", "cross_rank"} == set(result)
+    assert {"candidates", "possible_causes", "routine", "notable", "matched_lines", "lines_by_entry", "stopped", "cut", "cross_rank"} == set(result)
     assert (result["matched_lines"], first["matched_lines"], result["lines_by_entry"]["oom"]) == (2, 1, {"root": 1})
     assert (first["slug"], first["evidence"][0]["line"]) == ("oom", 1)
     assert main(["diagnose", "clean.log"]) == 1

@@ -40,6 +40,7 @@ def comparable(result: dict) -> dict:  # type: ignore[type-arg]
         "routine": [r["note"] for r in result["routine"]],
         "notable": [[n["line"], n["rank"], n["text"]] for n in result["notable"]],
         "stopped": result["stopped"],
+        "cut": result["cut"],
         "cross_rank": result["cross_rank"],
     }
 

@@ -20,6 +20,8 @@ function createDiagnosisEngine(data) {
   const NOTABLE = new RegExp(P.notable);
   const STARTUP = new RegExp(P.startup);
   const MEANINGFUL = new RegExp(P.meaningful);
+  const FRAME = new RegExp(P.frame);
+  const CARET = new RegExp(P.caret);
   const ANNOUNCED = new RegExp(P.announced_rank);
   const REPORTS = R.reports.map((r) => ({ re: new RegExp(r.pattern), fields: r.fields }));
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -176,7 +178,7 @@ function createDiagnosisEngine(data) {
   // ---- scanning (generator/diagnosis.py) ----
 
   function newState() {
-    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [], stopped: null,
+    return { hits: new Map(), reports: { byGroup: new Map(), seen: new Set(), world: null }, notable: [], stopped: null, cut: null,
       order: 0, windows: [0, 0], lines: 0, matchedLines: 0, line: null, counted: new Set(),
       announced: new Map() };  // "rank world" -> where a process announced that global rank
   }
@@ -283,16 +285,21 @@ function createDiagnosisEngine(data) {
     });
   }
 
-  function noteStop(state, source, tail) {  // the last line of a log that ends during start-up
+  function noteStop(state, source, tail) {  // where a log was cut: during start-up, or inside a traceback (_note_stop)
     const lines = tail.split("\n");
     if (tail.endsWith("\n")) lines.pop();
-    for (let back = 0; back < lines.length; back++) {
-      const line = lines[lines.length - 1 - back];
-      if (!MEANINGFUL.test(line)) continue;
-      if (line.length <= R.long_line && STARTUP.test(line)) {
-        state.stopped = { source, line: state.lines - back, rank: lineRank(line), text: line.trim().slice(0, R.max_text) };
-      }
-      return;
+    const last = [];  // [back, line] of the last three meaningful lines, newest first
+    for (let back = 0; back < lines.length && last.length < 3; back++) {
+      if (MEANINGFUL.test(lines[lines.length - 1 - back])) last.push([back, lines[lines.length - 1 - back]]);
+    }
+    const at = ([back, line]) => ({ source, line: state.lines - back, rank: lineRank(line), text: line.trim().slice(0, R.max_text) });
+    const texts = last.map(([, line]) => line);
+    if (texts.length && texts[0].length <= R.long_line && STARTUP.test(texts[0])) state.stopped = at(last[0]);
+    if (!texts.length || texts.some((line) => line.length > R.long_line)) return;
+    // Below a traceback's last frame come its source line and, from Python 3.11, carets; never the error line.
+    const frame = texts.findIndex((line) => FRAME.test(line));
+    if (frame === 0 || (frame === 1 && !NOTABLE.test(texts[0])) || (frame === 2 && CARET.test(texts[0]) && !NOTABLE.test(texts[1]))) {
+      state.cut = at(last[frame ? frame - 1 : 0]);
     }
   }
 
@@ -344,7 +351,10 @@ function createDiagnosisEngine(data) {
     const possible = causes.filter((c) => !roots.includes(c)).slice(0, R.max_causes)
       .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
     return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines,
-      lines_by_entry: linesByEntry(state), stopped: candidates.length ? null : stoppedAt(state.stopped), cross_rank: cross };
+      lines_by_entry: linesByEntry(state), stopped: candidates.length ? null : stoppedAt(state.stopped),
+      cut: candidates.length || state.cut === null ? null : { source: state.cut.source, line: state.cut.line, text: state.cut.text,
+        note: message("cut", { where: place(state.cut.source, state.cut.line), text: state.cut.text }) },
+      cross_rank: cross };
   }
 
   function linesByEntry(state) {

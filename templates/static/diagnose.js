@@ -119,6 +119,11 @@
         stop.append(link("Read the entry", data.base + "failures/" + result.stopped.slug + "/"));
         out.append(stop);
       }
+      if (result.cut) {
+        const cut = el("p", result.cut.note + " ", "cut");
+        cut.append(link("Search the encyclopedia for its last line", data.base + "search/?q=" + encodeURIComponent(result.cut.text.slice(0, 200))));
+        out.append(cut);
+      }
       if (result.notable.length) {
         out.append(el("h2", "Lines that look like the failure"));
         const list = el("ul", undefined, "notable");
