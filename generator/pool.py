@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ def run_parallel(calls: list[Callable[[], T]], jobs: int, done: Callable[[int, i
         stream: Iterator[T] = (call() for call in calls)
     else:
         _CALLS = list(calls)  # workers are forked after the calls exist: the catalog is shared, not pickled
-        pool = multiprocessing.get_context("fork").Pool(jobs)
+        pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_stoppable)
         stream = pool.imap(_run_call, range(len(_CALLS)), chunksize=max(1, min(64, len(_CALLS) // (jobs * 8))))
     try:
         for finished, result in enumerate(stream, 1):
@@ -32,6 +33,14 @@ def run_parallel(calls: list[Callable[[], T]], jobs: int, done: Callable[[int, i
         if _CALLS:
             pool.terminate()
             _CALLS = []
+
+
+def _stoppable() -> None:
+    """Let the parent stop a worker: pool.terminate()'s SIGTERM kills it whatever handler the parent
+    had (serve turns SIGTERM into KeyboardInterrupt, and a worker that inherited that could block
+    for ever in its exit, and the parent with it); Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_call(index: int) -> Any:

@@ -179,3 +179,20 @@ def test_entries_read_in_parallel_load_exactly_as_in_one_process(tmp_path: Path)
     assert [p.format() for p in two.problems] == [p.format() for p in one.problems]
     assert len(one.problems) >= 2 and one.unreadable == two.unreadable and len(one.unreadable) == 2
     assert [(i.slug, i.entry, i.source.at(("title",))) for i in two.entries] == [(i.slug, i.entry, i.source.at(("title",))) for i in one.entries]
+
+
+def test_pool_workers_can_always_be_stopped_by_the_parent() -> None:
+    """serve turns SIGTERM into KeyboardInterrupt; forked workers must not inherit that, or
+    pool.terminate() can wait for ever on a worker that does not die."""
+    import functools
+    import signal
+
+    from generator.pool import PARALLEL_MIN_CALLS, run_parallel
+
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        calls = [functools.partial(signal.getsignal, s) for s in (signal.SIGTERM, signal.SIGINT) for _ in range(PARALLEL_MIN_CALLS)]
+        seen = set(run_parallel(calls, jobs=2))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == {signal.SIG_DFL, signal.SIG_IGN}
