@@ -149,9 +149,9 @@ def build(options: BuildOptions, progress: Progress | None = None, seen: Fingerp
     (seen: the inputs' fingerprint, if the caller has taken it), and re-render only the pages
     whose inputs changed otherwise (raises ContentError). A caller that builds again and again
     passes the same memory to every build.
-    shown: called as soon as the changed pages are live, when a rebuild puts them live before
-    the whole-corpus machine-readable files (as Hugo's server renders the pages in view first),
-    so that serve can reload the open page; the build goes on with those files.
+    shown: called as soon as the changed pages and the assets they load are live, when a rebuild
+    puts them live before the whole-corpus machine-readable files (as Hugo's server renders the
+    pages in view first), so that serve can reload the open page; the build goes on with those files.
     """
     gc.freeze()  # what exists before the build (the last build's caches, in serve) is not garbage
     try:
