@@ -243,6 +243,11 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             if not (delta and unchanged):
                 staging.put(path, options.out / path if unchanged else data.make() if isinstance(data, Deferred) else data)
 
+    def go_live(staging: Staging, removed: set[str], search: bool = False) -> None:
+        cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
+        memory.pages = None
+        staging.commit(search, reuse_search, removed=removed)
+
     with ExitStack() as staged:
         staging = staged.enter_context(Staging(options.out, delta))
         with stage("rendering and writing the pages"):
@@ -251,19 +256,15 @@ def _build(options: BuildOptions, report: Progress, seen: Fingerprint, memory: M
             stage_files(staging, static_files(stylesheet(options.templates), options.templates / "static"))  # what the pages load
         if early is not None:
             with stage("pages going live"):
-                cache_path.unlink(missing_ok=True)  # a build killed from here on renders everything next time
-                memory.pages = None
-                staging.commit(removed=cache.pages.keys() - renewed.pages.keys())
+                go_live(staging, cache.pages.keys() - renewed.pages.keys())
             early()
             staging = staged.enter_context(Staging(options.out, delta))
         with stage("machine-readable files"):
             scripts = {f"repro/{slug}.py": path.read_text(encoding="utf-8") for slug, path in sorted(catalog.repro_scripts.items())}
             stage_files(staging, {**render_api(catalog, signatures), **export_files(catalog), **scripts})
         with stage("search index and swap" if options.search and not reuse_search else "going live"):
-            cache_path.unlink(missing_ok=True)  # a build killed while the files go live renders everything next time
-            memory.pages = None
             gone = cache.files.keys() if early else cache.pages.keys() | cache.files.keys()  # the pages' went first
-            staging.commit(options.search, reuse_search, removed=gone - (renewed.pages.keys() | renewed.files.keys()))
+            go_live(staging, gone - (renewed.pages.keys() | renewed.files.keys()), options.search)
     report.finish()
     renewed.searched = options.search
     if not memory.serving:  # serve writes its caches when it stops (keep_beside)

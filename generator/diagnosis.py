@@ -522,7 +522,7 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
                 for c in causes if c not in roots][: int(RULES["max_causes"])]  # type: ignore[call-overload]
     return Diagnosis(candidates, cross, possible, routine, list(state.notable), state.matched_lines,
                      {s: dict(sorted(h.role_lines.items())) for s, h in sorted(state.hits.items()) if h.lines},
-                     None if candidates else _stopped(index, state.stopped), None if candidates or state.cut is None else _cut(state.cut))
+                     None if candidates else _stopped(index, state.stopped), None if candidates else _cut(state.cut))
 
 
 def _stopped(index: SignatureIndex, last: Notable | None) -> Stopped | None:
@@ -533,7 +533,9 @@ def _stopped(index: SignatureIndex, last: Notable | None) -> Stopped | None:
                    message("stopped", where=_place(last.source, last.line), text=last.text, title=title))
 
 
-def _cut(last: Notable) -> Cut:
+def _cut(last: Notable | None) -> Cut | None:
+    if last is None:
+        return None
     return Cut(last.source, last.line, last.text, message("cut", where=_place(last.source, last.line), text=last.text))
 
 

@@ -181,7 +181,7 @@ def test_entries_read_in_parallel_load_exactly_as_in_one_process(tmp_path: Path)
     assert [(i.slug, i.entry, i.source.at(("title",))) for i in two.entries] == [(i.slug, i.entry, i.source.at(("title",))) for i in one.entries]
 
 
-def test_pool_workers_can_always_be_stopped_by_the_parent() -> None:
+def test_pool_workers_take_sigterm_default_action_and_leave_ctrl_c_to_the_parent() -> None:
     """serve turns SIGTERM into KeyboardInterrupt; forked workers must not inherit that, or
     pool.terminate() can wait for ever on a worker that does not die."""
     import functools

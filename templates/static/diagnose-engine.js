@@ -310,6 +310,12 @@ function createDiagnosisEngine(data) {
       note: message("stopped", { where: place(last.source, last.line), text: last.text, title }) };
   }
 
+  function cutAt(last) {  // _cut
+    if (last === null) return null;
+    return { source: last.source, line: last.line, text: last.text,
+      note: message("cut", { where: place(last.source, last.line), text: last.text }) };
+  }
+
   // ---- ranking (generator/diagnosis.py) ----
 
   const entry = (slug) => data.entries[slug];
@@ -352,9 +358,7 @@ function createDiagnosisEngine(data) {
       .map((c) => ({ slug: c, id: entry(c).id, title: entry(c).title, look_for: entry(c).look_for || [], seen: hits.has(c) }));
     return { candidates, possible_causes: possible, routine, notable: state.notable, matched_lines: state.matchedLines,
       lines_by_entry: linesByEntry(state), stopped: candidates.length ? null : stoppedAt(state.stopped),
-      cut: candidates.length || state.cut === null ? null : { source: state.cut.source, line: state.cut.line, text: state.cut.text,
-        note: message("cut", { where: place(state.cut.source, state.cut.line), text: state.cut.text }) },
-      cross_rank: cross };
+      cut: candidates.length ? null : cutAt(state.cut), cross_rank: cross };
   }
 
   function linesByEntry(state) {
