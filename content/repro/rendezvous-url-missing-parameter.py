@@ -9,7 +9,7 @@ variable or the command substitution comes out empty, the URL is just
 
 The same handler family (torch/distributed/rendezvous.py) refuses a tcp://
 URL without a port, a file:// or tcp:// URL without a rank or world size,
-and (a bare assertion up to 2.8, "hostname cannot be None" later) a tcp://
+and (a bare assertion up to 2.9, "hostname cannot be None" from 2.10) a tcp://
 URL without a host, and an empty init_method (no scheme at all) ends in
 "No rendezvous handler for ://". The script shows each one in a single process, then runs
 two gloo processes with a complete file:// URL (absolute path, rank and
