@@ -151,17 +151,17 @@ def test_dev_and_test_figures() -> None:
     dev, test = figures(evaluate("dev", index)), figures(evaluate("test", index))
     assert test.logs >= 80 and dev.logs + test.logs >= 200
     # Floors a little under the figures last measured; a drop means a regression. Measured on
-    # 2026-12-05, thirty-third session (1,325 test logs, 1,271 dev logs; blind batches fresh147-fresh151
+    # 2026-12-05, thirty-fourth session (1,384 test logs, 1,301 dev logs; blind batches fresh152-fresh160
     # joined both splits, and their pastes, many cut before the error, are harder than the corpus):
-    # test top-1 75.3%, top-3 76.0%; dev 86.9%, 87.5%.
-    assert test.top1 >= 0.75 and test.top3 >= 0.76, test.line("test")
+    # test top-1 74.4%, top-3 75.1%; dev 86.6%, 87.3%.
+    assert test.top1 >= 0.74 and test.top3 >= 0.75, test.line("test")
     assert dev.top1 >= 0.86 and dev.top3 >= 0.87, dev.line("dev")
-    # One held-back healthy run of blind batch fresh151 is answered with an entry; it stays unopened
-    # in test. The five before it (fresh48, fresh49, fresh53, fresh93, fresh135) were opened in the
-    # thirty-third session and moved to dev with split.py --to-dev; two of them are still answered
-    # there: a pin-memory thread's traceback printed after training ended, which the log alone cannot
-    # tell from the failure, and c10d's IPv6 lookup warnings alone.
-    assert dev.false_matches <= 2 and test.false_matches <= 1, (dev.line("dev"), test.line("test"))
+    # No held-back healthy run is answered with an entry. The two that were (blind batches fresh151
+    # and fresh153) were opened in the thirty-fourth session, moved to dev with split.py --to-dev,
+    # fixed there and replaced by fresh156. Two dev negatives are still answered: a pin-memory
+    # thread's traceback printed after training ended, which the log alone cannot tell from the
+    # failure, and c10d's IPv6 lookup warnings alone.
+    assert dev.false_matches <= 2 and test.false_matches == 0, (dev.line("dev"), test.line("test"))
 
 
 def test_confident_first_answers_are_right_on_held_back_logs() -> None:
