@@ -42,6 +42,7 @@ from .ranks import (
 from .signatures import compile_regex, line_role
 
 MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
+ROUTINE_ANY = int(RULES["routine_any"])  # type: ignore[call-overload]  # a routine limit this high (the schema's most): any number
 MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]
 LONG_LINE = int(RULES["long_line"])  # type: ignore[call-overload]
 WINDOW = int(RULES["window"])  # type: ignore[call-overload]
@@ -499,7 +500,8 @@ def _rank(index: SignatureIndex, state: _State, cross: CrossRank | None) -> Diag
     for h in hits.values():
         if not h.role_lines.get("root") and h.routine_lines <= h.routine_limit:
             h.root = None  # its only root lines are a routine message in routine numbers: no root evidence
-    routine = [Routine(s, _title(index, s), h.lines, message("routine", count=h.lines, s="" if h.lines == 1 else "s",
+    routine = [Routine(s, _title(index, s), h.lines, message("routine_any" if h.routine_limit >= ROUTINE_ANY else "routine",
+                                                                count=h.lines, s="" if h.lines == 1 else "s",
                                                                 title=_title(index, s), limit=h.routine_limit))
                for s, h in state.hits.items() if s not in hits]
     derived = _cross_rank_evidence(index, state, cross, hits) | _duplicate_rank_evidence(index, state, hits)

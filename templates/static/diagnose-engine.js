@@ -335,7 +335,7 @@ function createDiagnosisEngine(data) {
       if (!h.roleLines.root && h.routineLines <= h.routineLimit) h.root = null;
     }
     const routine = [...state.hits].filter(([, h]) => isRoutine(h)).map(([slug, h]) => ({ slug, title: entry(slug).title, lines: h.lines,
-      note: message("routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
+      note: message(h.routineLimit >= R.routine_any ? "routine_any" : "routine", { count: h.lines, s: h.lines === 1 ? "" : "s", title: entry(slug).title, limit: h.routineLimit }) }));
     const derived = { ...crossRankEvidence(state, cross, hits), ...duplicateRankEvidence(state, hits) };
     const roots = [...hits.keys()].filter((s) => hits.get(s).root !== null);
     const causePresent = (s, among) => causesOf(s).some((c) => among.includes(c) && c !== s);  // _causes_present
