@@ -11,24 +11,12 @@ stages 0 and 1 train; stages 2 and 3 stop in PipelineEngine.__init__ with
     AssertionError: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism
 
 Then the fix: the same model as a plain nn.Sequential (no PipelineModule) trains under ZeRO-2.
-
-DeepSpeed's gloo backend loads a JIT-built shared-memory op from the torch extensions cache; a
-stale lock file there makes that load wait forever, so the script uses a private copy of the
-cache, kept between runs (the first run rebuilds the op there, about a minute; later runs take
-seconds).
 """
 import os
-import shutil
 import sys
-import tempfile
 import traceback
 import warnings
 
-ext = os.path.join(tempfile.gettempdir(), "deepspeed-repro-torch-extensions")
-src = os.environ.get("TORCH_EXTENSIONS_DIR", os.path.expanduser("~/.cache/torch_extensions"))
-if not os.path.isdir(ext) and os.path.isdir(src):
-    shutil.copytree(src, ext, ignore=shutil.ignore_patterns("lock"))
-os.environ["TORCH_EXTENSIONS_DIR"] = ext
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT="29563")
 warnings.simplefilter("ignore")
