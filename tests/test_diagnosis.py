@@ -309,9 +309,9 @@ def test_what_a_routine_message_leaves_behind_is_no_answer_and_beside_a_real_fai
     teardown = scan(index, [("-", [_log(trace, close, trace)])])
     assert teardown.candidates == [] and {r.slug for r in teardown.routine} == {"nccl-proxy-connect-failed", "nccl-internal-error"}
     chain = scan(index, [("-", [_log(*[trace] * 12)])])
+    title = 'NCCL internal error (ncclInternalError): "please report this issue to the NCCL developers"'
     assert chain.candidates == [] and [r.note for r in chain.routine] == [
-        "12 lines matching NCCL internal error (ncclInternalError): \"please report this issue to the NCCL developers\": "
-        "healthy runs print such lines too, so this is not a failure by itself."]
+        f"12 lines matching {title}: healthy runs print such lines too, so this is not a failure by itself."]
     [first] = scan(index, [("-", [_log(trace, trace, "RuntimeError: NCCL Error 3: internal error")])]).candidates
     assert first.slug == "nccl-internal-error" and [e.line for e in first.evidence] == [1, 2, 3]
     connect = close.replace("operation Close", "operation Connect")
