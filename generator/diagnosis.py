@@ -39,10 +39,10 @@ from .ranks import (
     read_report,
     world_size,
 )
+from .schema import ROUTINE_ANY
 from .signatures import compile_regex, line_role
 
 MAX_EVIDENCE = int(RULES["max_evidence"])  # type: ignore[call-overload]
-ROUTINE_ANY = int(RULES["routine_any"])  # type: ignore[call-overload]  # a routine limit this high (the schema's most): any number
 MAX_TEXT = int(RULES["max_text"])  # type: ignore[call-overload]
 LONG_LINE = int(RULES["long_line"])  # type: ignore[call-overload]
 WINDOW = int(RULES["window"])  # type: ignore[call-overload]

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
+from .ranks import RULES
+
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ID_PATTERN = r"^MTF-[0-9]{4,6}$"
 BRANCH_PATTERN = r"^[A-Za-z0-9._][A-Za-z0-9._/-]*$"
@@ -18,6 +20,8 @@ REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
 # A commit, or a release tag: tags name a version, so they hold a digit; branches such as main do not.
 REF_PATTERN = r"^(?:[0-9a-f]{7,40}|[A-Za-z0-9._+-]*[0-9][A-Za-z0-9._+-]*)$"
 PATH_PATTERN = r"^[A-Za-z0-9_.+-][A-Za-z0-9_.+/-]*$"
+ROUTINE_ANY = int(RULES["routine_any"])  # type: ignore[call-overload]  # the most a routine limit can be: any number
+
 REPRO = "repro"  # in seen_in: the example was printed by the entry's reproduction script
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=80)]
@@ -112,7 +116,8 @@ class Signature(_Model):
     versions: Line | None = None
     # A healthy run may print up to this many such lines (a recompile warning, an early
     # loss-scale overflow); diagnosis reports that many or fewer as routine, not as a failure.
-    routine: Annotated[int, Field(ge=0, le=1000)] = 0
+    # ROUTINE_ANY means any number: such lines alone never show a failure.
+    routine: Annotated[int, Field(ge=0, le=ROUTINE_ANY)] = 0
     # A signature for a whole family of messages (any missing module, any CUDA failure NCCL
     # reports): on a line that a specific signature of another entry also matches, it yields.
     catch_all: bool = False

@@ -168,6 +168,17 @@ def test_promtool_accepts_the_rules(catalog: Catalog, tmp_path: Path) -> None:
     assert count >= 60
 
 
+def test_routine_messages_alert_above_a_limited_count_and_never_when_healthy_runs_print_any_number(catalog: Catalog) -> None:
+    """Diagnosis calls routine lines with the schema's most (ROUTINE_ANY) healthy in any number, so
+    no alert may fire on them; a routine message with a real limit alerts only above it."""
+    rules = {r["labels"]["slug"] + "/" + ("repeated" if r["alert"].endswith("Repeated") else "root"): r
+             for r in yaml.safe_load(export(catalog, "prometheus-rules"))["groups"][0]["rules"]}
+    assert "dynamic-shape-recompilation-storm/repeated" in rules  # routine: 3
+    assert rules["dynamic-shape-recompilation-storm/repeated"]["expr"].endswith("> 3")
+    assert "nccl-socket-transport-instead-of-ib/repeated" not in rules  # routine: 1000, any number
+    assert not any(key.endswith("/repeated") and "1000" in rule["expr"] for key, rule in rules.items())
+
+
 # A title with a line break and template markup, a fix with stray template braces, a root signature.
 HOSTILE = entry_yaml("MTF-0001", '"Evil {{ $value }} title\\n/.*/ {"').replace(
     "fix: Find the missing rank.", 'fix: "Close it }} then {{ template \\"x\\" }}"').replace("role: collateral", "role: root")
