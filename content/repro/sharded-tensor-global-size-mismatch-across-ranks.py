@@ -11,6 +11,7 @@ Everything runs on CPU: three processes in a gloo world on 127.0.0.1.
        ValueError: ShardedTensor global_size property does not match from
        different ranks! Found global_size=torch.Size([1002]) on rank:0, and
        global_size=torch.Size([996]) on rank:2.
+   (1b does the same for a 2-D weight of 1000 x 8.)
 2. The same shards with the global size and offsets taken from an
    all_gather of the real row counts (what TorchRec 0.6.0 and later do)
    build a ShardedTensor of 1000 rows. On PyTorch 2.8 and later, passing
@@ -21,8 +22,10 @@ Everything runs on CPU: three processes in a gloo world on 127.0.0.1.
    require grad.
 4. The per-rank checks that run before any communication: a shard tensor
    whose size differs from its ShardMetadata (refused by Shard itself), and
-   two local shards of different dtypes. Every rank makes the same mistake here, so all of them
-   fail before the collective instead of leaving the others waiting.
+   two local shards of different dtypes, then of different requires_grad.
+   Every rank makes the same mistake here, so all of them fail before the
+   collective instead of leaving the others waiting.
+5. Every rank passes an empty shard list.
 """
 import math
 import os
@@ -76,6 +79,9 @@ def worker(rank, world, port):
     # 1. global size and offset from the local row count alone (TorchRec 0.5.0)
     attempt("part 1", rank, lambda: init_from_local_shards(
         [shard(buf, [mine * rank], rank)], mine * world))
+    # 1b. the same arithmetic for a 2-D embedding weight (rows x DIM)
+    attempt("part 1b", rank, lambda: init_from_local_shards(
+        [shard(torch.zeros(mine, DIM), [mine * rank, 0], rank)], mine * world, DIM))
 
     # 2. global size and offsets from the gathered row counts (TorchRec 0.6.0+)
     sizes = [torch.zeros(1, dtype=torch.int64) for _ in range(world)]
@@ -106,6 +112,12 @@ def worker(rank, world, port):
     pieces = [shard(torch.zeros(half, DIM), [offset, 0], rank),
               shard(torch.zeros(mine - half, DIM, dtype=torch.bfloat16), [offset + half, 0], rank)]
     attempt("part 4b", rank, lambda: init_from_local_shards(pieces, ROWS, DIM))
+    pieces = [shard(torch.zeros(half, DIM, requires_grad=True), [offset, 0], rank),
+              shard(torch.zeros(mine - half, DIM), [offset + half, 0], rank)]
+    attempt("part 4c", rank, lambda: init_from_local_shards(pieces, ROWS, DIM))
+
+    # 5. no rank holds a shard at all
+    attempt("part 5", rank, lambda: init_from_local_shards([], ROWS, DIM))
 
     dist.barrier()
     dist.destroy_process_group()
