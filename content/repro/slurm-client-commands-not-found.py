@@ -23,7 +23,9 @@ Cases:
 5. sbatch <script> through subprocess.Popen (submitit's submission)
 6. scontrol requeue <id> through /bin/sh (Lightning's fallback after a
    FileNotFoundError) and the exit status it gets back
-7. bash running a submit line and a job-script line that call Slurm commands
+7. bash running a submit line and a job-script line that call Slurm commands,
+   and bash started as /bin/sh (what /bin/sh is on RHEL-family images) running
+   Lightning's fallback command
 8. The fix: the same call as case 1 once a directory with an sbatch program is
    on PATH (a stub that prints a job id stands in for the real client here)
 """
@@ -85,6 +87,9 @@ def main():
             f.write('#!/bin/bash\nMASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)\n'
                     'echo "MASTER_ADDR=[$MASTER_ADDR]"\n')
         code = subprocess.call(["bash", "launch.sh"])
+        print(f"exit status {code}", flush=True)
+        # argv[0] is /bin/sh, so bash runs in POSIX mode as it does where /bin/sh links to bash
+        code = subprocess.call(["/bin/sh", "-c", "scontrol requeue 123456"], executable=shutil.which("bash"))
         print(f"exit status {code}", flush=True)
 
     print("--- 8. fix: put a directory with sbatch on PATH (stub client)", flush=True)
