@@ -9,9 +9,10 @@ fails in the child:
 
     AttributeError: Can't get attribute 'train' on <module '__main__' (built-in)>
 
-(CPython 3.8 to 3.11; 3.12 and 3.13 print the module as
+(CPython 3.6 to 3.11; 3.12 and 3.13 print the module as
 `<module '__main__' (<class '_frozen_importlib.BuiltinImporter'>)>`, and 3.14
-prints `AttributeError: module '__main__' has no attribute 'train'`.)
+prints `AttributeError: module '__main__' has no attribute 'train'`, or
+`Can't resolve path 'Trainer.step' on module '__main__'` for a dotted name.)
 With `python -` the parent's __main__ claims the file '<stdin>', so the child
 fails earlier, trying to re-run a file that does not exist.
 
@@ -28,9 +29,14 @@ the same time to stay under a minute:
 5. concurrent.futures.ProcessPoolExecutor with spawn: BrokenProcessPool,
 6. code piped to `python -`: FileNotFoundError for '<stdin>',
 7. the fix: the same function written to a module file and imported; the
-   child finds it by module name and exits with status 0.
+   child finds it by module name and exits with status 0,
+8. the same spawn failure, for a plain function and for a static method of a
+   class (a dotted qualified name), under each of python3.12, python3.13 and
+   python3.14 that is found on PATH and runs (skipped otherwise): 3.12 and
+   3.13 print the BuiltinImporter form, 3.14 its own two wordings.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,6 +113,46 @@ def work(i):
     print("child got", i, flush=True)
 """
 
+# Run by other interpreters, when present: a function and a static method of a class, both
+# defined in `python -c`, as spawn targets.
+OTHER = """
+import multiprocessing as mp
+
+def work(i):
+    print("child got", i, flush=True)
+
+class Trainer:
+    @staticmethod
+    def step(i):
+        print("step", i, flush=True)
+
+if __name__ == "__main__":
+    for target in (work, Trainer.step):
+        p = mp.get_context("spawn").Process(target=target, args=(1,))
+        p.start()
+        p.join()
+        print("child exit code:", p.exitcode, "for", target.__qualname__, flush=True)
+"""
+OTHER_PYTHONS = ("python3.12", "python3.13", "python3.14")
+
+
+def other_interpreters():
+    """Yield (name, path, version) for each of OTHER_PYTHONS on PATH that really runs."""
+    for name in OTHER_PYTHONS:
+        path = shutil.which(name)
+        if path is None:
+            print(f"== 8. {name}: not on PATH, skipped", flush=True)
+            continue
+        try:
+            probe = subprocess.run([path, "-c", "import sys; print(sys.version.split()[0])"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            probe = None
+        if probe is None or probe.returncode != 0:
+            print(f"== 8. {name}: does not run, skipped", flush=True)
+            continue
+        yield name, path, probe.stdout.strip()
+
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,6 +168,11 @@ def main():
             child = subprocess.Popen(cmd, cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
             children[label] = (child, stdin)
+        for name, path, version in other_interpreters():
+            label = f"8. {name} ({version}): spawn, function and static method defined in python -c"
+            child = subprocess.Popen([path, "-c", textwrap.dedent(OTHER)], cwd=tmp, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            children[label] = (child, None)
         for label, (child, stdin) in children.items():
             out, _ = child.communicate(input=stdin, timeout=150)
             print(f"== {label} (exit status {child.returncode})", flush=True)
