@@ -29,6 +29,8 @@ from generator.export import (
     _mtail_block,
     export,
 )
+from generator.schema import ROUTINE_ANY
+from generator.signatures import line_role
 
 ROOT = Path(__file__).resolve().parent.parent
 # Log files as a job writes them: a pipeline never sees a paste hard-wrapped by a terminal,
@@ -171,12 +173,14 @@ def test_promtool_accepts_the_rules(catalog: Catalog, tmp_path: Path) -> None:
 def test_routine_messages_alert_above_a_limited_count_and_never_when_healthy_runs_print_any_number(catalog: Catalog) -> None:
     """Diagnosis calls routine lines with the schema's most (ROUTINE_ANY) healthy in any number, so
     no alert may fire on them; a routine message with a real limit alerts only above it."""
-    rules = {r["labels"]["slug"] + "/" + ("repeated" if r["alert"].endswith("Repeated") else "root"): r
-             for r in yaml.safe_load(export(catalog, "prometheus-rules"))["groups"][0]["rules"]}
-    assert "dynamic-shape-recompilation-storm/repeated" in rules  # routine: 3
-    assert rules["dynamic-shape-recompilation-storm/repeated"]["expr"].endswith("> 3")
-    assert "nccl-socket-transport-instead-of-ib/repeated" not in rules  # routine: 1000, any number
-    assert not any(key.endswith("/repeated") and "1000" in rule["expr"] for key, rule in rules.items())
+    repeated = {r["labels"]["slug"]: r["expr"] for r in yaml.safe_load(export(catalog, "prometheus-rules"))["groups"][0]["rules"]
+                if r["alert"].endswith("Repeated")}
+    limits = {slug: max(s.routine for s in item.entry.signatures if line_role(s.role, s.routine) == "routine")
+              for slug, item in catalog.entries.items() if any(line_role(s.role, s.routine) == "routine" for s in item.entry.signatures)}
+    limited = {slug for slug, limit in limits.items() if limit < ROUTINE_ANY}
+    assert limited and limits.keys() - limited, "the content has routine messages of both kinds"
+    assert repeated.keys() == limited
+    assert all(repeated[slug].endswith(f"> {limits[slug]}") for slug in limited)
 
 
 # A title with a line break and template markup, a fix with stray template braces, a root signature.
