@@ -2,7 +2,8 @@
 
 Needs `transformers` next to torch (the project's torch environment has it).
 Run with transformers 5.25.0, and with 4.44.0 (all cases) and 4.42.0 (cases
-1 to 3) for the behaviour before the check existed (a scratch virtual
+1 to 3; the audit also ran cases 1 to 3 with 4.23.0, 4.26.0, 4.36.0, 4.43.0
+and 4.44.2) for the behaviour before the check existed (a scratch virtual
 environment with `pip install transformers==4.44.0 accelerate==0.34.2
 datasets==2.21.0` and a .pth line pointing at the torch environment).
 Nothing is downloaded: the model is a one-layer Whisper built from a config
