@@ -17,7 +17,9 @@ paths of those files and the transforms to replay; unpickling re-opens them by p
        FileNotFoundError: [Errno 2] Failed to open local file '.../cache-<fp>.arrow'. Detail: [errno 2] No such file or directory
 2. The same with the dataset `load_dataset` returned, before any `map`: the file that
    cannot be opened is then the builder's shard (`.../<config hash>/json-train.arrow`).
-   The cache file's path handed over as a string (`Dataset.from_file(path)`) fails the same way.
+   The cache file's path handed over as a string (`Dataset.from_file(path)`) fails the same way,
+   and so does a dataset mapped with `num_proc=2`, whose results are the files
+   `cache-<fp>_00000_of_00002.arrow` and `cache-<fp>_00001_of_00002.arrow`.
 3. What rank 1 does when it runs the same pipeline itself with its own node-local cache:
    `map` finds no cache file there and recomputes (no error, only duplicated work).
 4. The fix: the cache folder on storage both ranks read (here one shared folder); the same
@@ -70,6 +72,7 @@ def worker(rank, world, root, port):
         print("== 1. Dataset prepared on node 0's local disk, broadcast to node 1", flush=True)
         raw = build(data_file, local_cache, mapped=False)
         ds = build(data_file, local_cache)
+        ds_np = raw.map(tokenize, batched=True, batch_size=16, num_proc=2)  # new fingerprint, written as cache-<fp>_0000i_of_00002.arrow
         print(f"[rank0] mapped dataset is backed by {[f['filename'] for f in ds.cache_files]}", flush=True)
         cache_path = ds.cache_files[0]["filename"]
         os.rename(local_cache, local_cache + ".hidden")  # node 1 has no such folder
@@ -99,6 +102,14 @@ def worker(rank, world, root, port):
             datasets.Dataset.from_file(paths[0])
         except OSError:
             report(rank, "Dataset.from_file")
+    dist.barrier()
+    if rank == 0:
+        print("== 2b. a dataset mapped with num_proc=2 (one cache file per worker)", flush=True)
+    box = [ds_np if rank == 0 else None]
+    try:
+        dist.broadcast_object_list(box, src=0)
+    except OSError:
+        report(rank, "unpickling the broadcast Dataset mapped with num_proc=2")
     dist.barrier()
     if rank == 0:
         os.rename(local_cache + ".hidden", local_cache)

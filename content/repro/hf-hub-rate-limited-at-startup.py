@@ -21,7 +21,29 @@ times these requests at the same moment.
    (LocalEntryNotFoundError inside a FileNotFoundError), which hides the 429.
 4. The fix: the data staged once on shared storage and every rank offline
    (HF_HUB_OFFLINE=1) reading that copy; the stand-in Hub receives no request at all.
+5. A warm cache: the stand-in Hub first serves the dataset (README, metadata, file list,
+   data file) and load_dataset prepares it in the cache; then everything is refused with 429.
+   The requests are still sent (and retried), but with datasets 2.16.0 and later the refusal
+   ends in "Using the latest cached version of the dataset since someorg/somedata couldn't be
+   found on the Hugging Face Hub" and the cached copy loads: a warm cache turns the crash
+   into delays and a possibly stale copy.
+
+The lines above are what datasets 5.2.0 with huggingface_hub 2.4.0 print. Run with an older
+pair in the same environment and the same script prints the older wordings (seen here):
+datasets 2.14.7 + huggingface_hub 0.20.3 calls `dataset_info` first, and scenarios 1, 2, 3
+and 5b end in
+    huggingface_hub.utils._errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: http://127.0.0.1:<port>/api/datasets/someorg/somedata (Request ID: ...)
+(5a cannot warm that release's cache: it reads metadata fields the stand-in does not send;
+for a dataset without a script, 2.14 has no fallback to a cached copy anyway);
+datasets 4.0.0 + huggingface_hub 0.34.4 prints, in scenarios 1 and 2,
+    huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: http://127.0.0.1:<port>/api/datasets/someorg/somedata/revision/<sha> (Request ID: ...)
+in scenarios 3 and 5b `HTTP Error 429 thrown while requesting HEAD ...` with `Retrying in Ns`,
+and 5b loads the cached copy; datasets 4.4.1 + huggingface_hub 1.1.7 (httpx) prints the same
+there and, in scenarios 1 and 2,
+    huggingface_hub.errors.HfHubHTTPError: Client error '429 Too Many Requests' for url 'http://127.0.0.1:<port>/api/datasets/someorg/somedata/revision/<sha>' (Request ID: ...)
+followed by `For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429`.
 """
+import hashlib
 import http.server
 import json
 import os
@@ -33,6 +55,16 @@ import threading
 SHA = "0123456789abcdef0123456789abcdef01234567"
 README = b"---\nconfigs:\n- config_name: default\n  data_files: data/train.jsonl\n---\n"
 STATE = {"mode": "api", "headers": True, "requests": 0}
+DATA = b"".join(json.dumps({"text": f"example {i}"}).encode() + b"\n" for i in range(8))
+FILES = {"README.md": README, "data/train.jsonl": DATA}
+
+
+def _oid(body):
+    return hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
+
+
+def _entry(path):
+    return {"type": "file", "path": path, "size": len(FILES[path]), "oid": _oid(FILES[path])}
 
 
 class FakeHub(http.server.BaseHTTPRequestHandler):
@@ -47,8 +79,44 @@ class FakeHub(http.server.BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def _serve(self, body):
+        """Answer like a Hub that is not rate-limiting: the files, the metadata and the file list."""
+        path = self.path.split("?")[0]
+        repo = "/api/datasets/someorg/somedata"
+        if "/resolve/" in path:
+            name = path.split("/resolve/", 1)[1].split("/", 1)[1]
+            if name in FILES:
+                return self._send(200, FILES[name], [("ETag", '"%s"' % _oid(FILES[name])), ("X-Repo-Commit", SHA),
+                                                     ("Content-Type", "text/plain")])
+            return self._send(404, b'{"error":"Entry not found"}', [("Content-Type", "application/json"),
+                                                                      ("X-Error-Code", "EntryNotFound"),
+                                                                      ("X-Repo-Commit", SHA)])
+        if path.startswith(repo):
+            rest = path[len(repo):]
+            if rest in ("", "/revision/main", f"/revision/{SHA}"):
+                info = {"id": "someorg/somedata", "sha": SHA, "private": False, "gated": False, "disabled": False,
+                        "siblings": [{"rfilename": k} for k in FILES], "cardData": {}, "tags": [],
+                        "lastModified": "2024-01-01T00:00:00.000Z"}
+                return self._json(info)
+            if rest.startswith("/tree/"):
+                sub = rest.split("/", 3)[3] if rest.count("/") >= 3 else ""
+                if sub == "":
+                    return self._json([{"type": "directory", "path": "data", "oid": "d" * 40, "size": 0},
+                                       _entry("README.md")])
+                return self._json([_entry("data/train.jsonl")] if sub == "data" else [])
+            if rest.startswith("/paths-info/"):
+                return self._json([_entry(k) for k in FILES if k in body.decode()])
+        return self._send(404, b'{"error":"not found"}', [("Content-Type", "application/json")])
+
+    def _json(self, obj):
+        return self._send(200, json.dumps(obj).encode(), [("Content-Type", "application/json")])
+
     def _reply(self):
         STATE["requests"] += 1
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if STATE["mode"] == "ok":
+            return self._serve(body)
         resolve = "/resolve/" in self.path
         if resolve and STATE["mode"] == "api":  # resolvers still have quota
             if self.path.endswith("/README.md"):
@@ -74,7 +142,7 @@ CHILD = r"""
 import os, sys
 import datasets
 datasets.config.USE_PARQUET_EXPORT = False  # no request to the dataset viewer's host
-datasets.disable_progress_bars()
+getattr(datasets, "disable_progress_bars", getattr(datasets, "disable_progress_bar", None))()  # name before 2.x
 from datasets import load_dataset
 try:
     if os.environ.get("LOCAL_COPY"):
@@ -119,4 +187,6 @@ if __name__ == "__main__":
         scenario("4. data staged once, every rank offline and reading the staged copy", port,
                  os.path.join(root, "h4"), "all", True,
                  {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "LOCAL_COPY": copy})
+        scenario("5a. warm cache: the Hub serves the dataset once", port, os.path.join(root, "h5"), "ok", True)
+        scenario("5b. warm cache, then everything refused with 429", port, os.path.join(root, "h5"), "all", True)
     server.shutdown()
