@@ -56,6 +56,18 @@ def report(rank, title):
     sys.stdout.flush()
 
 
+def hand_over(rank, obj, what):
+    """Broadcast rank 0's object and return it; where unpickling fails, report it and return None."""
+    box = [obj if rank == 0 else None]
+    try:
+        dist.broadcast_object_list(box, src=0)
+    except OSError:
+        report(rank, what)
+        box = [None]
+    dist.barrier()
+    return box[0]
+
+
 def worker(rank, world, root, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
@@ -76,25 +88,14 @@ def worker(rank, world, root, port):
         print(f"[rank0] mapped dataset is backed by {[f['filename'] for f in ds.cache_files]}", flush=True)
         cache_path = ds.cache_files[0]["filename"]
         os.rename(local_cache, local_cache + ".hidden")  # node 1 has no such folder
-        box = [ds]
-    else:
-        box = [None]
-    try:
-        dist.broadcast_object_list(box, src=0)
-        print(f"[rank{rank}] got a dataset with {box[0].num_rows} rows", flush=True)
-    except OSError:
-        report(rank, "unpickling the broadcast Dataset")
-    dist.barrier()
+    got = hand_over(rank, ds if rank == 0 else None, "unpickling the broadcast Dataset")
+    if got is not None:
+        print(f"[rank{rank}] got a dataset with {got.num_rows} rows", flush=True)
 
     # 2. the unmapped dataset, then the cache file's path handed over as a string
     if rank == 0:
         print("== 2. the dataset load_dataset returned (no map yet), then a path string", flush=True)
-    box = [raw if rank == 0 else None]
-    try:
-        dist.broadcast_object_list(box, src=0)
-    except OSError:
-        report(rank, "unpickling the broadcast (unmapped) Dataset")
-    dist.barrier()
+    hand_over(rank, raw if rank == 0 else None, "unpickling the broadcast (unmapped) Dataset")
     paths = [cache_path if rank == 0 else None]
     dist.broadcast_object_list(paths, src=0)
     if rank == 1:
@@ -105,12 +106,7 @@ def worker(rank, world, root, port):
     dist.barrier()
     if rank == 0:
         print("== 2b. a dataset mapped with num_proc=2 (one cache file per worker)", flush=True)
-    box = [ds_np if rank == 0 else None]
-    try:
-        dist.broadcast_object_list(box, src=0)
-    except OSError:
-        report(rank, "unpickling the broadcast Dataset mapped with num_proc=2")
-    dist.barrier()
+    hand_over(rank, ds_np if rank == 0 else None, "unpickling the broadcast Dataset mapped with num_proc=2")
     if rank == 0:
         os.rename(local_cache + ".hidden", local_cache)
     dist.barrier()
@@ -125,12 +121,9 @@ def worker(rank, world, root, port):
     # 4. the fix: the cache on storage every node reads
     if rank == 0:
         print("== 4. cache folder on shared storage", flush=True)
-        box = [build(data_file, shared_cache)]
-    else:
-        box = [None]
-    dist.broadcast_object_list(box, src=0)
-    print(f"[rank{rank}] ok: {box[0].num_rows} rows, n_chars[0]={box[0][0]['n_chars']}", flush=True)
-    dist.barrier()
+    got = hand_over(rank, build(data_file, shared_cache) if rank == 0 else None, "unpickling the shared-cache Dataset")
+    if got is not None:
+        print(f"[rank{rank}] ok: {got.num_rows} rows, n_chars[0]={got[0]['n_chars']}", flush=True)
     dist.destroy_process_group()
 
 
