@@ -7,6 +7,12 @@ the concatenated local partitions (36 + 3 = 39 elements) to CUDAQuantizer.quanti
 search finds no group count that divides 39 into multiples of 8 and fails with
     AssertionError: Qantized weight requires the number of weights be a multiple of 8. Yet 39 cannot be divided by 8*39
 
+A second run, on a single rank, shows the partition-time path of
+"zero_quantized_nontrainable_weights": true: a frozen Linear(6, 5) weight (30 elements, one
+partition of 30 on one rank) is quantized while deepspeed.initialize partitions it, and fails with
+    AssertionError: Qantized weight requires the number of weights be a multiple of 8. Yet 30 cannot be divided by 8*30
+so this path can fail even with a data-parallel size of 1.
+
 The quantization kernel itself is CUDA-only (QuantizerBuilder cannot load on the CPU
 accelerator), so the script puts a stand-in object in CUDAQuantizer.quantizer_cuda_module.
 The stand-in is never called: the assertion is raised by DeepSpeed's own Python code in
@@ -57,10 +63,33 @@ def worker(rank):
         os._exit(1)  # leave the other rank to the launcher, as a real job would
 
 
-if __name__ == "__main__":
+def frozen_worker(rank):
+    os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", LOCAL_SIZE="1",
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT="29574")
+    import deepspeed
+    from deepspeed.runtime.zero.partition_parameters import CUDAQuantizer
+    CUDAQuantizer.quantizer_cuda_module = NoKernel()
+    deepspeed.init_distributed(dist_backend="gloo")
+    config = {"train_batch_size": 1, "zero_allow_untested_optimizer": True,
+              "zero_optimization": {"stage": 3, "zero_quantized_nontrainable_weights": True}}
+    model = torch.nn.Sequential(torch.nn.Linear(12, 6), torch.nn.Linear(6, 5))
+    model[1].requires_grad_(False)  # frozen: its weight (30 elements) is quantized when partitioned
     try:
-        mp.spawn(worker, nprocs=WORLD, join=True)
-    except mp.ProcessRaisedException:
-        pass
-    except mp.ProcessExitedException as exc:
-        print(f"launcher: {exc}")
+        opt = torch.optim.SGD(model[0].parameters(), lr=0.1)
+        deepspeed.initialize(model=model, optimizer=opt, config=config)
+        print(f"single rank: initialize ok (deepspeed {deepspeed.__version__})", flush=True)
+    except Exception:
+        print(f"single rank: deepspeed.initialize failed (deepspeed {deepspeed.__version__}):", flush=True)
+        traceback.print_exc(file=sys.stdout)
+        sys.stdout.flush()
+        os._exit(1)
+
+
+if __name__ == "__main__":
+    for target, nprocs in ((worker, WORLD), (frozen_worker, 1)):
+        try:
+            mp.spawn(target, nprocs=nprocs, join=True)
+        except mp.ProcessRaisedException:
+            pass
+        except mp.ProcessExitedException as exc:
+            print(f"launcher: {exc}")
