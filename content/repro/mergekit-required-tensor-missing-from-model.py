@@ -13,6 +13,7 @@ With mergekit up to v0.0.3.2 the same cases end in `RuntimeError: No rule to
 produce <model>:<tensor>` instead. CPU only, a few seconds.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,12 +36,12 @@ DRIVER = (
 )
 
 
-def make_model(name, layers=2, hidden=64, intermediate=None, drop=(), seed=0):
-    """Save a tiny random Llama checkpoint (safetensors), optionally without some tensors."""
+def make_model(name, drop=(), seed=0):
+    """Save a tiny random 2-layer Llama checkpoint (safetensors), optionally without some tensors."""
     torch.manual_seed(seed)
     cfg = LlamaConfig(
-        vocab_size=128, hidden_size=hidden, intermediate_size=intermediate or 2 * hidden,
-        num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=4,
+        vocab_size=128, hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
         max_position_embeddings=64, tie_word_embeddings=False,
     )
     path = os.path.join(ROOT, name)
@@ -61,7 +62,7 @@ def run_case(name, config_yaml):
     print(f"===== {name}", flush=True)
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, cfg, os.path.join(ROOT, "out-" + name)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, check=False,
     )
     lines = [l for l in (proc.stdout + proc.stderr).splitlines()
              if "Error" in l or "mismatch" in l or "Traceback" in l or 'File "' in l]
@@ -70,22 +71,25 @@ def run_case(name, config_yaml):
 
 
 if __name__ == "__main__":
-    a = make_model("tiny-a", seed=0)
-    c = make_model("tiny-no-norm", drop=["model.norm.weight"], seed=2)
-    run_case("linear-missing-norm", f"""
-        models:
-          - model: {a}
-            parameters: {{weight: 0.5}}
-          - model: {c}
-            parameters: {{weight: 0.5}}
-        merge_method: linear
-        dtype: float32
-    """)
-    run_case("passthrough-0-4", f"""
-        slices:
-          - sources:
+    try:
+        a = make_model("tiny-a", seed=0)
+        c = make_model("tiny-no-norm", drop=["model.norm.weight"], seed=2)
+        run_case("linear-missing-norm", f"""
+            models:
               - model: {a}
-                layer_range: [0, 4]
-        merge_method: passthrough
-        dtype: float32
-    """)
+                parameters: {{weight: 0.5}}
+              - model: {c}
+                parameters: {{weight: 0.5}}
+            merge_method: linear
+            dtype: float32
+        """)
+        run_case("passthrough-0-4", f"""
+            slices:
+              - sources:
+                  - model: {a}
+                    layer_range: [0, 4]
+            merge_method: passthrough
+            dtype: float32
+        """)
+    finally:
+        shutil.rmtree(ROOT, ignore_errors=True)
