@@ -31,8 +31,7 @@ import traceback
 
 def child(mode):
     if mode == "service":
-        os.environ.update(WANDB_MODE="offline", WANDB__SERVICE_WAIT="0.01",
-                          WANDB_DIR=tempfile.mkdtemp())
+        os.environ.update(WANDB_MODE="offline", WANDB__SERVICE_WAIT="0.01")
         port = 0
     elif mode == "refused":
         s = socket.socket()
@@ -46,7 +45,7 @@ def child(mode):
         port = s.getsockname()[1]
     if mode != "service":
         os.environ.update(WANDB_BASE_URL=f"http://127.0.0.1:{port}", WANDB_API_KEY="x" * 40,
-                          WANDB_INIT_TIMEOUT="5", WANDB_DIR=tempfile.mkdtemp())
+                          WANDB_INIT_TIMEOUT="5")
     import wandb
 
     t0 = time.monotonic()
@@ -72,11 +71,14 @@ if __name__ == "__main__":
     except ImportError:
         tv = "absent"
     print(f"wandb {wandb.__version__}, torch {tv}", flush=True)
+    # wandb's run folder and its temporary files, of all three cases, go to one folder removed at the end
+    scratch = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+    env = {**os.environ, "WANDB_DIR": scratch.name, "TMPDIR": scratch.name}
     for mode in ("refused", "silent", "service"):
         print(f"== case: {'service start' if mode == 'service' else 'server ' + mode}", flush=True)
         # own process group, so that a background process the case leaves behind is ended too
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), mode],
-                                start_new_session=True)
+                                env=env, start_new_session=True)
         try:
             proc.wait(timeout=20 if mode == "service" else 55)
         except subprocess.TimeoutExpired:
@@ -86,3 +88,4 @@ if __name__ == "__main__":
         except ProcessLookupError:
             pass
         proc.wait()
+    scratch.cleanup()
