@@ -22,6 +22,14 @@ middle pipeline stage) and hands it to the split, which views every tensor as
 4. CP=2, seq_len 1024 (padded to a multiple of 4): the split works and each rank keeps
    1024 / 2 = 512 tokens, two chunks of 256 (rank 0 chunks 0 and 3, rank 1 chunks 1 and 2).
 
+For cases 1-3 rank 0 also prints the last frame of the traceback, whose source line is the
+first line of the split's multi-line view call (Python 3.11 adds a caret line under it):
+       File ".../megatron/core/utils.py", line 2025, in get_batch_on_this_cp_rank
+           val = val.view(
+                 ^^^^^^^^^
+That source line is what the entry's signature matches; the RuntimeError line itself is
+PyTorch's generic view size check, which any failing view prints.
+
 The script exits 0.
 """
 import inspect
