@@ -56,10 +56,6 @@ if "is_hybrid_cp" in PARAMS:
     sys.exit(f"megatron-core {megatron.core.__version__}: this script was written for the 0.16.x signature")
 
 
-def split(batch, group):
-    return get_batch_on_this_cp_rank(batch, cp_group=group)
-
-
 def make_batch(micro_batch, seq_len, mask_only):
     if mask_only:
         mask = torch.ones(micro_batch, 1, seq_len, seq_len, dtype=torch.bool).tril_()
@@ -73,7 +69,7 @@ def make_batch(micro_batch, seq_len, mask_only):
 def run_case(rank, group, cp, micro_batch, seq_len, mask_only):
     batch = make_batch(micro_batch, seq_len, mask_only)
     try:
-        out = split(batch, group)
+        out = get_batch_on_this_cp_rank(batch, cp_group=group)
         local = {k: list(v.shape) for k, v in out.items() if isinstance(v, torch.Tensor)}
         chunk = seq_len // (2 * cp)
         owned = sorted({int(p) // chunk for p in out["position_ids"][0]})

@@ -24,7 +24,6 @@ Cases:
 All checkpoints go to temporary folders that are removed at the end.
 """
 import os
-import shutil
 import sys
 import tempfile
 import traceback
@@ -102,19 +101,15 @@ attempt("DeepSpeedCPUAdam after load_state_dict(torch AdamW state)", plain)
 
 # 2. and 3. Resume with optimizer offload from a checkpoint written without it.
 for stage, optimizer in ((2, ADAMW_TORCH), (3, ADAMW_TORCH), (2, ADAGRAD)):
-    folder = tempfile.mkdtemp(prefix="ds-cpuadam-repro-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="ds-cpuadam-repro-") as folder:
         writer = saved(stage, optimizer, False, folder)
         eng = engine(stage, ADAMW, True)
         eng.load_checkpoint(folder, tag="t")
         attempt(f"ZeRO-{stage}, checkpoint from {writer}, resumed with {type(eng.basic_optimizer).__name__}",
                 lambda eng=eng: train(eng))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 # 4. Ways out (ZeRO-2).
-folder = tempfile.mkdtemp(prefix="ds-cpuadam-repro-")
-try:
+with tempfile.TemporaryDirectory(prefix="ds-cpuadam-repro-") as folder:
     saved(2, ADAMW_TORCH, False, folder)
     eng = engine(2, ADAMW, True)
     eng.load_checkpoint(folder, tag="t", load_optimizer_states=False, load_lr_scheduler_states=False)
@@ -127,19 +122,14 @@ try:
         for key, value in opt.defaults.items():
             group.setdefault(key, value)
     attempt("fix (b): missing group keys filled from DeepSpeedCPUAdam defaults", lambda: train(eng, 2))
-finally:
-    shutil.rmtree(folder, ignore_errors=True)
 
 # 5. Reverse direction.
-folder = tempfile.mkdtemp(prefix="ds-cpuadam-repro-")
-try:
+with tempfile.TemporaryDirectory(prefix="ds-cpuadam-repro-") as folder:
     saved(2, ADAMW, True, folder)
     eng = engine(2, ADAMW_TORCH, False)
     eng.load_checkpoint(folder, tag="t")
     attempt(f"ZeRO-2, checkpoint from DeepSpeedCPUAdam, resumed with {type(eng.basic_optimizer).__name__}",
             lambda: train(eng, 2))
-finally:
-    shutil.rmtree(folder, ignore_errors=True)
 
 # 6. Hugging Face Trainer (optional).
 try:
@@ -174,8 +164,7 @@ def hf_trainer(out, zero, extra, steps):
 
 if transformers is not None:
     print(f"transformers {transformers.__version__}", flush=True)
-    out = tempfile.mkdtemp(prefix="ds-cpuadam-repro-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="ds-cpuadam-repro-") as out:
         first = hf_trainer(out, {"stage": 2}, {}, 2)
         first.train()
         print(f"    Trainer run 1 (no offload) optimizer: {type(first.model_wrapped.basic_optimizer).__name__}",
@@ -194,5 +183,3 @@ if transformers is not None:
             attempt(f"Trainer resume from checkpoint-2, {label}", resume)
             if hasattr(trainer.model_wrapped, "basic_optimizer"):
                 print(f"    base optimizer: {type(trainer.model_wrapped.basic_optimizer).__name__}", flush=True)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
