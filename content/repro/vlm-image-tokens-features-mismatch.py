@@ -18,6 +18,8 @@ Run with transformers 5.x (5.25.0 here), which prints the comma form
 4. Processor and model disagree: a LlavaProcessor without
    num_additional_image_tokens=1 for a CLS-token vision tower with the
    "default" feature strategy inserts 15 ids where the model produces 16.
+In 3 and 4 LLaVA prints "features: 512": its features figure is the number of
+feature vectors times the hidden size (16 x 32 here), not the vector count.
 """
 import numpy as np
 import torch
