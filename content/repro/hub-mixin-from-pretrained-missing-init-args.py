@@ -56,7 +56,11 @@ def attempt(name, fn):
 
 
 def main():
-    root = tempfile.mkdtemp()
+    with tempfile.TemporaryDirectory() as root:
+        run(root)
+
+
+def run(root):
     good = os.path.join(root, "good")
     TinyNet(8, 16).save_pretrained(good)
     print("saved:", sorted(os.listdir(good)), json.load(open(os.path.join(good, "config.json"))), flush=True)
