@@ -14,10 +14,12 @@ after 35 s because on its own it would keep retrying for days.
 wandb up to 0.27.0 prints `wandb: ERROR Error while calling W&B API: internal server error
 (<Response [500]>)` for every failed attempt and, once, `wandb: Network error (HTTPError),
 entering retry loop.`; from 0.27.1 the call goes through wandb-core, which retries without
-printing anything to the console (its debug log, under ~/.cache/wandb/logs/ or WANDB_DIR,
-records `api: retrying HTTP error` with `"status":500`). In every release the agent starts no
-run: the sweep stalls.
+printing anything to the console; its debug log (core-debug-*.log under $WANDB_CACHE_DIR/wandb/logs,
+~/.cache/wandb/logs by default; here the scratch folder) records `api: retrying HTTP error` with
+`"status":500`, and the script prints those lines after the agent is ended. In every release the
+agent starts no run: the sweep stalls.
 """
+import glob
 import json
 import os
 import signal
@@ -89,7 +91,8 @@ if __name__ == "__main__":
     threading.Thread(target=server.serve_forever, daemon=True).start()
     scratch = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
     env = {**os.environ, "WANDB_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
-           "WANDB_API_KEY": "x" * 40, "WANDB_DIR": scratch.name, "TMPDIR": scratch.name}
+           "WANDB_API_KEY": "x" * 40, "WANDB_DIR": scratch.name, "TMPDIR": scratch.name,
+           "WANDB_CACHE_DIR": scratch.name}
     t0 = time.monotonic()
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "agent"], env=env,
                             cwd=scratch.name, start_new_session=True)
@@ -105,4 +108,9 @@ if __name__ == "__main__":
         pass
     proc.wait()
     server.shutdown()
+    for log in sorted(glob.glob(os.path.join(scratch.name, "wandb", "logs", "core-debug-*.log"))):
+        with open(log, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if "retrying HTTP error" in line:
+                    print(line.rstrip(), flush=True)
     scratch.cleanup()
