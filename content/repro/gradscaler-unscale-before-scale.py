@@ -54,6 +54,14 @@ def loss_of(model, x, y):
     return nn.functional.mse_loss(out.float(), y)
 
 
+def after_scaled_backward():
+    """A model, its optimizer and a scaler that has scaled one backward pass."""
+    model, opt, x, y = setup()
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(loss_of(model, x, y)).backward()
+    return model, opt, scaler
+
+
 def plain_backward_then_unscale():
     model, opt, x, y = setup()
     scaler = torch.amp.GradScaler("cpu")
@@ -76,9 +84,7 @@ def update_only():
 
 
 def recreated_scaler():
-    model, opt, x, y = setup()
-    scaler = torch.amp.GradScaler("cpu")
-    scaler.scale(loss_of(model, x, y)).backward()
+    _, opt, _ = after_scaled_backward()
 
     def clip_and_step(optimizer):
         local = torch.amp.GradScaler("cpu")   # a second, fresh instance
@@ -113,25 +119,12 @@ def deep_copied_scaler():
     copied.step(opt)                                 # ... stepped with the copy
 
 
-def first_batch_skipped():
+def batch_skipped(skipped, batches):
     model, opt, x, y = setup()
     scaler = torch.amp.GradScaler("cpu")
-    for i in range(2):
+    for i in range(batches):
         opt.zero_grad()
-        skip = i == 0                          # e.g. the first batch had no valid targets
-        if not skip:
-            scaler.scale(loss_of(model, x, y)).backward()
-        scaler.step(opt)
-        scaler.update()
-
-
-def later_batch_skipped():
-    model, opt, x, y = setup()
-    scaler = torch.amp.GradScaler("cpu")
-    for i in range(3):
-        opt.zero_grad()
-        skip = i == 2
-        if not skip:
+        if i != skipped:                       # e.g. the skipped batch had no valid targets
             scaler.scale(loss_of(model, x, y)).backward()
         scaler.step(opt)
         scaler.update()
@@ -148,25 +141,19 @@ def disabled_scaler():
 
 
 def unscale_twice():
-    model, opt, x, y = setup()
-    scaler = torch.amp.GradScaler("cpu")
-    scaler.scale(loss_of(model, x, y)).backward()
+    _, opt, scaler = after_scaled_backward()
     scaler.unscale_(opt)
     scaler.unscale_(opt)                       # e.g. clipping helper and trainer both unscale
 
 
 def unscale_after_step():
-    model, opt, x, y = setup()
-    scaler = torch.amp.GradScaler("cpu")
-    scaler.scale(loss_of(model, x, y)).backward()
+    _, opt, scaler = after_scaled_backward()
     scaler.step(opt)
     scaler.unscale_(opt)                       # clipping placed after the step
 
 
 def step_twice():
-    model, opt, x, y = setup()
-    scaler = torch.amp.GradScaler("cpu")
-    scaler.scale(loss_of(model, x, y)).backward()
+    _, opt, scaler = after_scaled_backward()
     scaler.step(opt)
     scaler.step(opt)                           # update() missing between the two
 
@@ -192,8 +179,8 @@ if __name__ == "__main__":
     report("4. a fresh GradScaler built after backward", recreated_scaler)
     report("5. two scalers, the wrong one used to scale", two_scalers_mixed_up)
     report("6. a deep-copied scaler used for step()", deep_copied_scaler)
-    report("7a. first batch skipped, step() still called", first_batch_skipped)
-    report("7b. a later batch skipped, step() still called", later_batch_skipped)
+    report("7a. first batch skipped, step() still called", lambda: batch_skipped(0, 2))
+    report("7b. a later batch skipped, step() still called", lambda: batch_skipped(2, 3))
     report("8. disabled scaler", disabled_scaler)
     report("9a. unscale_() twice in one iteration", unscale_twice)
     report("9b. unscale_() after step()", unscale_after_step)

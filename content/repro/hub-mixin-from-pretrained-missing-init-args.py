@@ -55,24 +55,23 @@ def attempt(name, fn):
         traceback.print_exc()
 
 
-def main():
-    with tempfile.TemporaryDirectory() as root:
-        run(root)
+def weights_only(good, folder):
+    """A checkpoint folder holding good's weights and no config.json."""
+    os.makedirs(folder)
+    os.link(os.path.join(good, "model.safetensors"), os.path.join(folder, "model.safetensors"))
+    return folder
 
 
 def run(root):
     good = os.path.join(root, "good")
     TinyNet(8, 16).save_pretrained(good)
-    print("saved:", sorted(os.listdir(good)), json.load(open(os.path.join(good, "config.json"))), flush=True)
+    with open(os.path.join(good, "config.json")) as f:
+        print("saved:", sorted(os.listdir(good)), json.load(f), flush=True)
 
-    no_config = os.path.join(root, "no-config")
-    os.makedirs(no_config)
-    os.link(os.path.join(good, "model.safetensors"), os.path.join(no_config, "model.safetensors"))
+    no_config = weights_only(good, os.path.join(root, "no-config"))
     attempt("1. no config.json", lambda: TinyNet.from_pretrained(no_config))
 
-    renamed = os.path.join(root, "renamed")
-    os.makedirs(renamed)
-    os.link(os.path.join(good, "model.safetensors"), os.path.join(renamed, "model.safetensors"))
+    renamed = weights_only(good, os.path.join(root, "renamed"))
     with open(os.path.join(renamed, "config.json"), "w") as f:
         json.dump({"input_dim": 8, "hidden_dim": 16, "n_classes": 2}, f)
     attempt("2. config.json with other key names", lambda: TinyNet.from_pretrained(renamed))
@@ -89,4 +88,5 @@ def run(root):
 
 
 if __name__ == "__main__":
-    main()
+    with tempfile.TemporaryDirectory() as scratch:
+        run(scratch)
