@@ -1,8 +1,10 @@
 """Reproduce "offset overflow while concatenating arrays" in Dataset.map.
 
 Requires: Hugging Face datasets and pyarrow (checked with datasets 5.2.0 and
-pyarrow 26.0.1, CPU only). Needs about 6 GB of free RAM and writes about
-2.3 GB of Arrow cache into a temporary folder that is removed at the end.
+pyarrow 26.0.1, CPU only). Needs about 6 GB of free RAM: the dataset is
+built in memory (Dataset.from_dict), so it has no cache file and map keeps
+its output in an in-memory Arrow buffer instead of writing a cache-*.arrow;
+HF_DATASETS_CACHE only points at a temporary folder removed at the end.
 torch is not used.
 
 A batched map returns one list<string> column whose values add up to about
