@@ -120,8 +120,8 @@ class OptionalBias(torch.autograd.Function):
         return grad_out * w, grad_out * x, grad_out.clone()
 
 
-class OptionalBiasSetupCtx(torch.autograd.Function):
-    """setup_context style: forward has no ctx; defaults are bound by apply."""
+class OptionalBiasSetupCtx(OptionalBias):
+    """setup_context style (forward has no ctx; defaults are bound by apply), the same backward."""
 
     @staticmethod
     def forward(x, w, bias=None):
@@ -131,11 +131,6 @@ class OptionalBiasSetupCtx(torch.autograd.Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         ctx.save_for_backward(inputs[0], inputs[1])
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        x, w = ctx.saved_tensors
-        return grad_out * w, grad_out * x, grad_out.clone()
 
 
 class ShiftedGrads(torch.autograd.Function):

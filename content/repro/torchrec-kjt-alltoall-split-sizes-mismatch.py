@@ -60,6 +60,16 @@ def kjt_all_to_all(lengths, values, world):
     return output
 
 
+def expect_failure(rank, part, lengths, values, world):
+    """Run one exchange that should fail on this rank and print its first error line."""
+    try:
+        kjt_all_to_all(lengths, values, world)
+        say(f"rank {rank}: part {part} passed (unexpected)")
+    except RuntimeError as e:
+        say(f"rank {rank}: part {part} failed:\nRuntimeError: {str(e).splitlines()[0]}")
+    dist.barrier()
+
+
 def worker(rank, world, port):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
@@ -68,24 +78,14 @@ def worker(rank, world, port):
     # 1. lengths add up to 5 values, the values tensor holds 6
     lengths = torch.tensor([1, 2, 1, 1], dtype=torch.int64)
     values = torch.arange(6, dtype=torch.int64) + 100 * rank
-    try:
-        kjt_all_to_all(lengths, values, world)
-        say(f"rank {rank}: part 1 passed (unexpected)")
-    except RuntimeError as e:
-        say(f"rank {rank}: part 1 failed:\nRuntimeError: {str(e).splitlines()[0]}")
-    dist.barrier()
+    expect_failure(rank, 1, lengths, values, world)
 
     # 2. a garbage length on each rank, in the features that go to the peer
     garbage = [2**61 + 7, -2147483641][rank]
     lengths = torch.tensor([1, 1, 1, 1], dtype=torch.int64)
     lengths[2 if rank == 0 else 0] = garbage
     values = torch.arange(4, dtype=torch.int64)
-    try:
-        kjt_all_to_all(lengths, values, world)
-        say(f"rank {rank}: part 2 passed (unexpected)")
-    except RuntimeError as e:
-        say(f"rank {rank}: part 2 failed:\nRuntimeError: {str(e).splitlines()[0]}")
-    dist.barrier()
+    expect_failure(rank, 2, lengths, values, world)
 
     # 3. consistent lengths and values
     lengths = torch.tensor([1, 2, 1, 1], dtype=torch.int64)

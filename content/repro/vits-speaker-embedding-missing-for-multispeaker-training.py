@@ -57,13 +57,16 @@ def batch():
     return x, sid
 
 
-def part1():
-    net_g = SynthesizerTrn(n_speakers=1)
-    x, sid = batch()
+def forward_printing_error(net_g):
+    """Run one forward pass; print the AttributeError's traceback if it raises one."""
     try:
-        net_g(x, sid)
+        net_g(*batch())
     except AttributeError:
         traceback.print_exc()
+
+
+def part1():
+    forward_printing_error(SynthesizerTrn(n_speakers=1))
 
 
 def part2():
@@ -84,12 +87,7 @@ def part3():
     os.environ["MASTER_PORT"] = str(free_port())
     dist.init_process_group("gloo", rank=0, world_size=1)
     try:
-        net_g = DDP(SynthesizerTrn(n_speakers=1))
-        x, sid = batch()
-        try:
-            net_g(x, sid)
-        except AttributeError:
-            traceback.print_exc()
+        forward_printing_error(DDP(SynthesizerTrn(n_speakers=1)))
     finally:
         dist.destroy_process_group()
 
